@@ -1,0 +1,17 @@
+# KSIM_SANITIZE: "address,undefined" (default), "thread", or "" (none).
+# KSIM_FUZZ: build fuzz harnesses for AFL++/libFuzzer (needs clang/afl-clang-fast).
+set(KSIM_SANITIZE "address,undefined" CACHE STRING "Sanitizers: address,undefined | thread | empty")
+option(KSIM_FUZZ "Build fuzz harnesses with -fsanitize=fuzzer" OFF)
+
+add_compile_options(-g -fno-omit-frame-pointer -Wall)
+if(KSIM_SANITIZE)
+  add_compile_options(-fsanitize=${KSIM_SANITIZE} -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=${KSIM_SANITIZE})
+  if(KSIM_SANITIZE MATCHES "thread")
+    add_compile_definitions(KSIM_TSAN=1)
+  endif()
+endif()
+if(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo)
+endif()
+set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O2 -g")

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's own maple tree test suite, unmodified, under the ksim shim.
+ *
+ * This file #includes the kernel's tools/testing/radix-tree/maple.c, which
+ * itself #includes lib/maple_tree.c and lib/test_maple_tree.c: one
+ * translation unit, as in the kernel's harness, so the suite's static test
+ * functions are reachable.  The kernel's main() there is weak; ours (the
+ * ksim test runner) replaces it and runs the suite in parts, each a ksim
+ * test that CTest runs as its own process:
+ *
+ *   regression  regression_tests()   (6.12+)
+ *   farmer      farmer_tests()       maple.c's userspace-only tests
+ *   seed        maple_tree_seed()    lib/test_maple_tree.c, the in-kernel module
+ *   harvest     maple_tree_harvest() lib/test_maple_tree.c's benchmarks-as-tests
+ *
+ * Every check is the kernel's: MT_BUG_ON() counts into the kernel's
+ * maple_tree_tests_run/passed and aborts on failure (maple.c maps
+ * dump_stack() to assert(0)).  On top, the ksim runner fails a part on
+ * leaked nodes, lockdep/RCU splats and WARNs.
+ *
+ * What we provide that the kernel's harness (tools/testing/shared) does:
+ * the slab with its "non-kernel" budget for non-blocking allocations
+ * (strict mode), kmem_cache bulk ops, liburcu RCU, test_kmem_cache_bulk(),
+ * and nr_allocated.  time() is the run's seed, so rcu_stress()'s
+ * srand(time(NULL)) layout replays from --seed.
+ */
+#include <assert.h>
+#include <time.h>
+#include <ksim/test.h>
+#include <ksim/uatomic.h>
+
+static time_t ksim_suite_time(time_t *t)
+{
+	time_t v = (time_t)(ksim_test_seed() & 0x3fffffff);
+
+	if (t)
+		*t = v;
+	return v;
+}
+#define time(t) ksim_suite_time(t)
+
+/*
+ * The suite's threaded RCU tests pace themselves with usleep(): the writer
+ * sleeps 5 us between steps, slow readers 200-400 us between walks.  On
+ * 2 cores with 200 reader threads, each short sleep costs a scheduler round
+ * trip, and the kernel's harness spends most of its wall time asleep.
+ * Compress time instead: sleeps of 10 us or less become a yield, longer
+ * ones an eighth of their length.  The ordering the tests rely on (slow
+ * readers stay slow relative to the writer) is kept.
+ */
+#include <sched.h>
+#include <unistd.h>
+static int ksim_suite_usleep(useconds_t us)
+{
+	struct timespec ts;
+
+	if (us <= 10)
+		return sched_yield();
+	us /= 8;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (us % 1000000) * 1000L;
+	return nanosleep(&ts, NULL);
+}
+#define usleep(us) ksim_suite_usleep(us)
+
+#include <tools/testing/radix-tree/maple.c>
+
+#undef time
+#undef usleep
+
+int nr_allocated;
+
+/* The kernel harness tests its own slab here; we test ours the same way. */
+void test_kmem_cache_bulk(void)
+{
+	struct kmem_cache *c = kmem_cache_create("test_cache", 256, 0, SLAB_PANIC, NULL);
+	void *list[12];
+	int i;
+
+	for (i = 0; i < 5; i++)
+		list[i] = kmem_cache_alloc(c, __GFP_DIRECT_RECLAIM);
+	for (i = 0; i < 5; i++)
+		kmem_cache_free(c, list[i]);
+	MT_BUG_ON(NULL, kmem_cache_alloc_bulk(c, __GFP_DIRECT_RECLAIM, 5, list) != 5);
+	kmem_cache_free_bulk(c, 5, list);
+	for (i = 0; i < 12; i++)
+		list[i] = kmem_cache_alloc(c, __GFP_DIRECT_RECLAIM);
+	MT_BUG_ON(NULL, kmem_cache_nr_allocated(c) != 12);
+	for (i = 0; i < 12; i++)
+		kmem_cache_free(c, list[i]);
+	MT_BUG_ON(NULL, kmem_cache_nr_allocated(c) != 0);
+	kmem_cache_destroy(c);
+}
+
+void ksim_maple_suite_init(void);
+
+#ifdef KSIM_HAVE_REGRESSION_TESTS
+KSIM_TEST(regression)
+{
+	regression_tests();
+}
+#endif
+
+KSIM_TEST(farmer)
+{
+	farmer_tests();
+}
+
+KSIM_TEST(seed)
+{
+	maple_tree_seed();
+}
+
+KSIM_TEST(harvest)
+{
+	maple_tree_harvest();
+}
+
+/* Counters for the "maple_tree: N of N tests passed" line. */
+unsigned int ksim_maple_tests_run(void)
+{
+	return atomic_read(&maple_tree_tests_run);
+}
+
+unsigned int ksim_maple_tests_passed(void)
+{
+	return atomic_read(&maple_tree_tests_passed);
+}
+
+void ksim_maple_suite_init(void)
+{
+	maple_tree_init();
+}

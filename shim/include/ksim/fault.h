@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fault-injection engine (shim/lib/fault-inject.c): one engine for every
+ * allocation the shim serves (kmalloc, kmem_cache, vmalloc, bpf_mem_alloc,
+ * page tables in mm-sim, ...), deterministic from a seed.
+ *
+ * Every allocation asks ksim_should_fail(site, gfp).  A site is the kernel
+ * function that called the allocator (its __func__) plus file:line.  The
+ * engine can:
+ *   - fail the Nth eligible allocation (nth=N; counting from 1), or every
+ *     allocation from the Nth on (nth=N,times=-1);
+ *   - fail each eligible allocation with probability p (p=0.01), drawn from
+ *     its own PRNG seeded with seed=S, so a run replays exactly;
+ *   - restrict eligibility to sites whose function name is in a list
+ *     (sites=mas_alloc_nodes,dup_mmap) and/or to non-blocking allocations
+ *     (nowait=1, the allocations the kernel may fail without retrying);
+ *   - stop after `times` failures (default 1 for nth, unlimited for p).
+ * It counts, per site, how often it was reached and how often it failed;
+ * ksim_fault_report() prints that table.
+ *
+ * Configuration: the API below, or the environment variable KSIM_FAULT with
+ * the same keys, comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node"
+ * (read by ksim_init(); tests start from it and may override it).
+ */
+#ifndef _KSIM_FAULT_H
+#define _KSIM_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KSIM_FAULT_MAX_SITES	16
+
+struct ksim_fault_config {
+	unsigned long nth;		/* 0: off */
+	double probability;		/* 0: off */
+	long times;			/* max failures; -1 unlimited; 0: default */
+	uint64_t seed;
+	bool nowait_only;		/* only allocations that cannot sleep */
+	int nr_sites;
+	char sites[KSIM_FAULT_MAX_SITES][64];
+};
+
+struct ksim_fault_site_stats {
+	const char *func;
+	const char *file;
+	int line;
+	unsigned long reached;
+	unsigned long failed;
+};
+
+/* Arm the engine (replaces the previous configuration, zeroes counters). */
+void ksim_fault_set(const struct ksim_fault_config *cfg);
+/* Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1"; -1 on bad input. */
+int ksim_fault_parse(const char *spec, struct ksim_fault_config *cfg, char *err, size_t errlen);
+/* Disarm and clear counters and the site table. */
+void ksim_fault_reset(void);
+/* Keep the configuration, clear only the counters (for sweeps). */
+void ksim_fault_clear_counts(void);
+/*
+ * Count sites even while disarmed (arming the engine always counts them).
+ * Off by default: the disarmed allocation path then takes no lock.
+ */
+void ksim_fault_track(bool on);
+/* Suspend/resume injection for the calling code path (nestable). */
+void ksim_fault_suspend(void);
+void ksim_fault_resume(void);
+
+/* The hook the allocators call.  gfp_flags as unsigned to avoid gfp.h here. */
+bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp_flags);
+
+/* Eligible allocations seen and failures injected since the last set/clear. */
+unsigned long ksim_fault_calls(void);
+unsigned long ksim_fault_failures(void);
+bool ksim_fault_armed(void);
+/* Distinct sites reached / failed since the last set/clear. */
+unsigned int ksim_fault_sites_reached(void);
+unsigned int ksim_fault_sites_failed(void);
+void ksim_fault_report(FILE *out);
+/* Snapshot of the site table; returns the number of sites (<= max). */
+unsigned int ksim_fault_sites(struct ksim_fault_site_stats *out, unsigned int max);
+
+#endif

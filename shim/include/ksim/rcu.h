@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KSIM_RCU_H
+#define _KSIM_RCU_H
+
+struct ksim_rcu_stats {
+	unsigned long callbacks_queued;
+	unsigned long callbacks_invoked;
+	unsigned long grace_periods;	/* waited for by the callback worker */
+	unsigned long suspicious;	/* suspicious-usage reports */
+};
+
+void ksim_rcu_stats(struct ksim_rcu_stats *out);
+/* Run every queued callback and stop the worker thread (fork safety). */
+void ksim_rcu_quiesce(void);
+
+#endif

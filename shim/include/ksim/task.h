@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ksim_task: per-thread execution context, the userspace stand-in for the
+ * parts of task_struct and the per-CPU preempt/irq state that the kernel's
+ * debug checks read.  Every check the shim makes about "where am I" (in an
+ * RCU read section? holding a spinlock? irqs off?) reads this.
+ */
+#ifndef _KSIM_TASK_H
+#define _KSIM_TASK_H
+
+#include <stdbool.h>
+
+struct lockdep_map;
+
+#define KSIM_MAX_HELD_LOCKS	48
+
+struct ksim_held_lock {
+	const struct lockdep_map *map;
+	const char *name;	
+	int read;		/* 0: exclusive, 1: shared (rwsem/rwlock read) */
+	int type;		/* enum ksim_lock_type: spin, mutex, rwsem, ... */
+	const char *file;
+	int line;
+};
+
+struct ksim_task {
+	int id;			/* small thread number, 0 = first thread */
+	int preempt_count;	/* spinlocks held + preempt_disable depth */
+	int softirq_count;	/* local_bh_disable depth */
+	int irqs_off;		/* local_irq_disable/save depth */
+	int rcu_nesting;	/* rcu_read_lock depth */
+	int rcu_bh_nesting;	/* rcu_read_lock_bh depth */
+	int rcu_sched_nesting;	/* rcu_read_lock_sched depth */
+	int rcu_urcu_nesting;	/* total depth mapped onto the liburcu reader */
+	bool urcu_registered;
+	int urcu_register_calls;
+	int in_rcu_callback;
+	int nr_held;
+	struct ksim_held_lock held[KSIM_MAX_HELD_LOCKS];
+};
+
+extern __thread struct ksim_task ksim_current_task;
+int ksim_task_assign_id(void);
+
+/*
+ * Not instrumented by UBSan: GCC 12's null check on a TLS object's address
+ * misfires when this is inlined into some kernel functions (seen in
+ * mtree_load()), reporting "member access within null pointer".
+ */
+__attribute__((no_sanitize_undefined))
+static inline struct ksim_task *ksim_task(void)
+{
+	struct ksim_task *t = &ksim_current_task;
+
+	if (__builtin_expect(t->id == 0, 0))
+		t->id = ksim_task_assign_id();
+	return t;
+}
+
+#endif /* _KSIM_TASK_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one test convention for every ksim binary (shim unit tests, maple,
+ * mm-sim, qptrie, fuzz replay, stress):
+ *
+ *   prog --list                 list tests
+ *   prog -t NAME [-t NAME2]     run some (shell globs allowed)
+ *   prog --seed N               replay: the run's seed (printed at start)
+ *   prog --fault SPEC           fault injection for every test (ksim/fault.h)
+ *   prog -v / -q                verbosity
+ *
+ * Output is TAP ("ok 3 - name"), exit status non-zero if any test failed.
+ * Around every test the harness resets fault injection and problem counts,
+ * and afterwards waits for RCU callbacks, then fails the test on: leaked
+ * objects, locks still held, an unbalanced RCU read section or preempt
+ * count, and any WARN/lockdep/RCU/sleep problem not declared expected.
+ * A failing test prints the one-line command that replays it.
+ */
+#ifndef _KSIM_TEST_H
+#define _KSIM_TEST_H
+
+#include <stdint.h>
+#include <ksim/ksim.h>
+
+struct ksim_test {
+	const char *name;
+	void (*fn)(void);
+	unsigned int flags;
+	const char *file;
+};
+
+#define KSIM_TEST_NO_LEAK_CHECK	0x1	/* test keeps global state alive on purpose */
+#define KSIM_TEST_SLOW		0x2	/* skipped unless named or --all */
+
+void ksim_test_register(const struct ksim_test *t);
+
+#define __KSIM_TEST(tname, tflags)					\
+	static void ksim_test_fn_##tname(void);				\
+	static const struct ksim_test ksim_test_desc_##tname = {	\
+		.name = #tname, .fn = ksim_test_fn_##tname,		\
+		.flags = (tflags), .file = __FILE__,			\
+	};								\
+	__attribute__((constructor)) static void ksim_test_reg_##tname(void) \
+	{ ksim_test_register(&ksim_test_desc_##tname); }		\
+	static void ksim_test_fn_##tname(void)
+
+#define KSIM_TEST(name)			__KSIM_TEST(name, 0)
+#define KSIM_TEST_FLAGS(name, flags)	__KSIM_TEST(name, flags)
+
+/* The running test's PRNG, seeded from the run seed and the test name. */
+struct ksim_rng *ksim_test_rng(void);
+uint64_t ksim_test_seed(void);
+const char *ksim_test_name(void);
+
+/* Record a failure and continue. */
+#define KSIM_EXPECT(cond, ...) do {					\
+	if (!(cond))							\
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
+			     "expected %s" __VA_OPT__(": ") __VA_ARGS__, #cond); \
+} while (0)
+/* Record a failure and leave the test function. */
+#define KSIM_ASSERT(cond, ...) do {					\
+	if (!(cond)) {							\
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
+			     "assertion %s failed" __VA_OPT__(": ") __VA_ARGS__, #cond); \
+		return;							\
+	}								\
+} while (0)
+#define KSIM_EXPECT_EQ(a, b) do {					\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	if (__a != __b)							\
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
+			     "%s == %s: %lld != %lld", #a, #b, __a, __b); \
+} while (0)
+
+/*
+ * Run the registered tests per the command line.  A binary's main() is
+ * usually just this (shim/ksim/test_main.c provides one).
+ */
+int ksim_test_main(int argc, char **argv);
+
+/* Hooks a component may set before ksim_test_main(): per-test setup/teardown. */
+extern void (*ksim_test_setup_hook)(void);
+extern void (*ksim_test_teardown_hook)(void);
+/* Extra text for --help and a summary callback printed after the run. */
+extern const char *ksim_test_usage_extra;
+extern void (*ksim_test_summary_hook)(void);
+
+#endif

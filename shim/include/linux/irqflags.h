@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_TRACE_IRQFLAGS_H
+#define _LINUX_TRACE_IRQFLAGS_H
+#include <linux/preempt.h>
+
+#define local_irq_disable()	do { ksim_task()->irqs_off++; } while (0)
+#define local_irq_enable()	do { ksim_task()->irqs_off = 0; } while (0)
+#define local_irq_save(flags)	do { (flags) = ksim_task()->irqs_off++; } while (0)
+#define local_irq_restore(flags) do { ksim_task()->irqs_off = (flags); } while (0)
+#define irqs_disabled()		(ksim_task()->irqs_off != 0)
+#define raw_local_irq_save	local_irq_save
+#define raw_local_irq_restore	local_irq_restore
+#define irqs_disabled_flags(flags)	((flags) != 0)
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_SCHED_H
+#define _LINUX_SCHED_H
+
+#include <linux/types.h>
+#include <linux/preempt.h>
+#include <linux/irqflags.h>
+
+/*
+ * might_sleep(): the kernel's "BUG: sleeping function called from invalid
+ * context" check.  Fires (as a KSIM_P_SLEEP problem, which fails the test)
+ * when the caller holds a spinlock, has preemption or irqs disabled, or is
+ * inside an RCU read-side critical section.
+ */
+void __ksim_might_sleep(const char *file, int line);
+#define might_sleep()		__ksim_might_sleep(__FILE__, __LINE__)
+#define might_sleep_if(cond)	do { if (cond) might_sleep(); } while (0)
+#define might_resched()		do { } while (0)
+#define might_fault()		might_sleep()
+#define sched_annotate_sleep()	do { } while (0)
+#define fatal_signal_pending(p)	0
+#define signal_pending(p)	0
+#define need_resched()		0
+#define schedule()		sched_yield()
+#define yield()			sched_yield()
+int sched_yield(void);
+
+#define TASK_RUNNING		0
+#define TASK_INTERRUPTIBLE	1
+#define TASK_UNINTERRUPTIBLE	2
+#define TASK_KILLABLE		TASK_UNINTERRUPTIBLE
+
+#endif

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread context (ksim/task.h) and might_sleep().
+ */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/lockdep.h>
+#include <ksim/task.h>
+
+__thread struct ksim_task ksim_current_task;
+static int next_task_id;
+
+int ksim_task_assign_id(void)
+{
+	return __atomic_add_fetch(&next_task_id, 1, __ATOMIC_RELAXED);
+}
+
+void __ksim_might_sleep(const char *file, int line)
+{
+	struct ksim_task *t = ksim_task();
+	int rcu = t->rcu_nesting + t->rcu_bh_nesting + t->rcu_sched_nesting;
+
+	if (!t->preempt_count && !t->irqs_off && !t->softirq_count && !rcu &&
+	    !t->in_rcu_callback)
+		return;
+	ksim_problem(KSIM_P_SLEEP, file, line,
+		     "in_atomic(): %d, irqs_disabled(): %d, rcu nesting: %d, in RCU callback: %d",
+		     t->preempt_count + t->softirq_count, t->irqs_off, rcu,
+		     t->in_rcu_callback);
+	ksim_lockdep_print_held_locks();
+}

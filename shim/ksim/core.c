@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksim core: problem reporting, BUG(), the seeded PRNG and process init.
+ */
+#include <execinfo.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ksim/ksim.h>
+#include <ksim/fault.h>
+#include <linux/rcupdate.h>
+
+const char *const ksim_problem_names[KSIM_P_NR] = {
+	[KSIM_P_WARN]		= "WARNING",
+	[KSIM_P_LOCKDEP]	= "lockdep",
+	[KSIM_P_RCU]		= "suspicious RCU usage",
+	[KSIM_P_SLEEP]		= "sleeping function called from invalid context",
+	[KSIM_P_LEAK]		= "memory leak",
+	[KSIM_P_TEST]		= "test failure",
+};
+
+static unsigned long problem_count[KSIM_P_NR];
+static unsigned long problem_expected[KSIM_P_NR];
+static enum ksim_policy problem_policy[KSIM_P_NR];
+static unsigned long problem_sites[KSIM_P_NR];
+int ksim_verbose = 1;
+
+/* Sanitizer runtimes print symbolized stacks; use theirs when linked in. */
+extern void __sanitizer_print_stack_trace(void) __attribute__((weak));
+
+void ksim_dump_stack(void)
+{
+	void *frames[48];
+	int n;
+
+	fflush(stdout);
+	if (__sanitizer_print_stack_trace) {
+		__sanitizer_print_stack_trace();
+		return;
+	}
+	n = backtrace(frames, 48);
+	backtrace_symbols_fd(frames + 1, n - 1, STDERR_FILENO);
+}
+
+void ksim_problem_set_policy(enum ksim_problem kind, enum ksim_policy policy)
+{
+	problem_policy[kind] = policy;
+}
+
+unsigned long ksim_problem_sites(enum ksim_problem kind)
+{
+	return __atomic_load_n(&problem_sites[kind], __ATOMIC_RELAXED);
+}
+
+/* Call sites already reported under REPORT_ONCE: (kind, file, line). */
+#define SEEN_SLOTS 4096
+static struct { const char *file; int line; int kind; } seen[SEEN_SLOTS];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool first_at_site(enum ksim_problem kind, const char *file, int line)
+{
+	uintptr_t h = ((uintptr_t)file * 31 + line * 7 + kind) % SEEN_SLOTS;
+	bool first = true;
+
+	pthread_mutex_lock(&seen_lock);
+	for (unsigned int i = 0; i < SEEN_SLOTS; i++, h = (h + 1) % SEEN_SLOTS) {
+		if (!seen[h].file) {
+			seen[h].file = file;
+			seen[h].line = line;
+			seen[h].kind = kind;
+			problem_sites[kind]++;
+			break;
+		}
+		if (seen[h].file == file && seen[h].line == line && seen[h].kind == (int)kind) {
+			first = false;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&seen_lock);
+	return first;
+}
+
+void ksim_problem(enum ksim_problem kind, const char *file, int line,
+		  const char *fmt, ...)
+{
+	unsigned long n;
+	bool expected;
+	va_list ap;
+
+	if (problem_policy[kind] == KSIM_POLICY_REPORT_ONCE) {
+		if (!first_at_site(kind, file, line))
+			return;
+		fflush(stdout);
+		fprintf(stderr, "ksim: %s (reported once per site, not failing): %s:%d: ",
+			ksim_problem_names[kind], file, line);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+		return;
+	}
+	n = __atomic_add_fetch(&problem_count[kind], 1, __ATOMIC_RELAXED);
+	expected = n <= __atomic_load_n(&problem_expected[kind], __ATOMIC_RELAXED);
+
+	fflush(stdout);
+	flockfile(stderr);
+	fprintf(stderr, "ksim: %s%s: %s:%d: ", ksim_problem_names[kind],
+		expected ? " (expected)" : "", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	/* Splats carry a backtrace like the kernel's; expected ones don't. */
+	if (!expected && kind != KSIM_P_LEAK && kind != KSIM_P_TEST)
+		ksim_dump_stack();
+}
+
+void ksim_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "ksim: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	ksim_dump_stack();
+	fprintf(stderr, "ksim: replay with KSIM_SEED=%" PRIu64 "\n", ksim_seed());
+	abort();
+}
+
+unsigned long ksim_problem_count(enum ksim_problem kind)
+{
+	return __atomic_load_n(&problem_count[kind], __ATOMIC_RELAXED);
+}
+
+unsigned long ksim_problem_total(void)
+{
+	unsigned long total = 0;
+
+	for (int k = 0; k < KSIM_P_NR; k++) {
+		unsigned long c = ksim_problem_count(k);
+
+		if (c > problem_expected[k])
+			total += c - problem_expected[k];
+	}
+	return total;
+}
+
+void ksim_expect_problems(enum ksim_problem kind, unsigned long n)
+{
+	__atomic_add_fetch(&problem_expected[kind], n, __ATOMIC_RELAXED);
+}
+
+void ksim_problems_reset(void)
+{
+	for (int k = 0; k < KSIM_P_NR; k++) {
+		__atomic_store_n(&problem_count[k], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&problem_expected[k], 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* xoshiro256** seeded through splitmix64. */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void ksim_rng_seed(struct ksim_rng *rng, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		rng->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(const uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t ksim_rng_next(struct ksim_rng *rng)
+{
+	uint64_t *s = rng->s;
+	const uint64_t result = rotl(s[1] * 5, 7) * 9;
+	const uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t ksim_rng_below(struct ksim_rng *rng, uint64_t bound)
+{
+	if (bound == 0)
+		return 0;
+	return (uint64_t)(((unsigned __int128)ksim_rng_next(rng) * bound) >> 64);
+}
+
+static uint64_t run_seed;
+static bool run_seed_set;
+
+uint64_t ksim_seed(void)
+{
+	return run_seed;
+}
+
+void ksim_set_seed(uint64_t seed)
+{
+	run_seed = seed;
+	run_seed_set = true;
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void ksim_do_init(void)
+{
+	const char *v = getenv("KSIM_VERBOSE");
+	const char *seed = getenv("KSIM_SEED");
+	const char *fault = getenv("KSIM_FAULT");
+
+	if (v)
+		ksim_verbose = atoi(v);
+	if (seed && !run_seed_set)
+		ksim_set_seed(strtoull(seed, NULL, 0));
+	if (fault && *fault) {
+		struct ksim_fault_config cfg;
+		char err[128];
+
+		if (ksim_fault_parse(fault, &cfg, err, sizeof(err))) {
+			fprintf(stderr, "ksim: KSIM_FAULT: %s\n", err);
+			exit(2);
+		}
+		ksim_fault_set(&cfg);
+	}
+	rcu_init();
+}
+
+void ksim_init(void)
+{
+	pthread_once(&init_once, ksim_do_init);
+}

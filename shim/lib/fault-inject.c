@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fault-injection engine (see ksim/fault.h), in the spirit of the
+ * kernel's lib/fault-inject.c (failslab, fail_page_alloc): one decision
+ * function, deterministic from a seed, with per-site accounting.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/gfp.h>
+#include <ksim/fault.h>
+#include <ksim/ksim.h>
+
+#define SITE_BUCKETS	1024
+
+struct site {
+	const char *func;
+	const char *file;
+	int line;
+	unsigned long reached;
+	unsigned long failed;
+	struct site *next;
+};
+
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ksim_fault_config cfg;
+static bool armed;
+static unsigned long calls, failures;
+static struct ksim_rng rng;
+static struct site *buckets[SITE_BUCKETS];
+static unsigned int nr_sites;
+static __thread int suspended;
+static bool tracking;
+
+static unsigned int site_hash(const char *func, const char *file, int line)
+{
+	uintptr_t h = (uintptr_t)func * 31 + (uintptr_t)file * 17 + (unsigned)line;
+
+	return (h ^ (h >> 13) ^ (h >> 29)) % SITE_BUCKETS;
+}
+
+/* Call sites are string literals, so pointer identity is enough. */
+static struct site *site_get(const char *func, const char *file, int line)
+{
+	unsigned int b = site_hash(func, file, line);
+	struct site *s;
+
+	for (s = buckets[b]; s; s = s->next)
+		if (s->func == func && s->file == file && s->line == line)
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		abort();
+	s->func = func;
+	s->file = file;
+	s->line = line;
+	s->next = buckets[b];
+	buckets[b] = s;
+	nr_sites++;
+	return s;
+}
+
+static void clear_sites(void)
+{
+	for (int b = 0; b < SITE_BUCKETS; b++) {
+		struct site *s = buckets[b];
+
+		while (s) {
+			struct site *n = s->next;
+
+			free(s);
+			s = n;
+		}
+		buckets[b] = NULL;
+	}
+	nr_sites = 0;
+}
+
+void ksim_fault_clear_counts(void)
+{
+	pthread_mutex_lock(&fault_lock);
+	calls = failures = 0;
+	clear_sites();
+	ksim_rng_seed(&rng, cfg.seed);
+	pthread_mutex_unlock(&fault_lock);
+}
+
+void ksim_fault_set(const struct ksim_fault_config *c)
+{
+	pthread_mutex_lock(&fault_lock);
+	cfg = *c;
+	if (cfg.times == 0)
+		cfg.times = cfg.nth ? 1 : -1;
+	armed = cfg.nth || cfg.probability > 0;
+	pthread_mutex_unlock(&fault_lock);
+	ksim_fault_clear_counts();
+}
+
+void ksim_fault_reset(void)
+{
+	struct ksim_fault_config none = { 0 };
+
+	ksim_fault_set(&none);
+}
+
+void ksim_fault_track(bool on)
+{
+	__atomic_store_n(&tracking, on, __ATOMIC_RELAXED);
+}
+
+void ksim_fault_suspend(void)
+{
+	suspended++;
+}
+
+void ksim_fault_resume(void)
+{
+	suspended--;
+}
+
+static bool site_eligible(const char *func, unsigned int gfp)
+{
+	if (gfp & __GFP_NOFAIL)
+		return false;
+	if (cfg.nowait_only && (gfp & __GFP_DIRECT_RECLAIM))
+		return false;
+	if (!cfg.nr_sites)
+		return true;
+	for (int i = 0; i < cfg.nr_sites; i++)
+		if (!strcmp(cfg.sites[i], func))
+			return true;
+	return false;
+}
+
+bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp)
+{
+	struct site *s;
+	bool fail = false;
+
+	/* Fast path: nothing armed and no one asked for the site table. */
+	if (suspended || !(__atomic_load_n(&armed, __ATOMIC_RELAXED) ||
+			   __atomic_load_n(&tracking, __ATOMIC_RELAXED)))
+		return false;
+	pthread_mutex_lock(&fault_lock);
+	s = site_get(func, file, line);
+	s->reached++;
+	if (armed && site_eligible(func, gfp)) {
+		calls++;
+		if (cfg.times < 0 || failures < (unsigned long)cfg.times) {
+			if (cfg.nth && calls >= cfg.nth)
+				fail = true;
+			else if (cfg.probability > 0 &&
+				 (double)(ksim_rng_next(&rng) >> 11) * 0x1.0p-53 < cfg.probability)
+				fail = true;
+		}
+		if (fail) {
+			failures++;
+			s->failed++;
+		}
+	}
+	pthread_mutex_unlock(&fault_lock);
+	return fail;
+}
+
+unsigned long ksim_fault_calls(void)
+{
+	return __atomic_load_n(&calls, __ATOMIC_RELAXED);
+}
+
+unsigned long ksim_fault_failures(void)
+{
+	return __atomic_load_n(&failures, __ATOMIC_RELAXED);
+}
+
+bool ksim_fault_armed(void)
+{
+	return armed;
+}
+
+static unsigned int count_sites(bool failed_only)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&fault_lock);
+	for (int b = 0; b < SITE_BUCKETS; b++)
+		for (struct site *s = buckets[b]; s; s = s->next)
+			if (!failed_only || s->failed)
+				n++;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
+}
+
+unsigned int ksim_fault_sites_reached(void)
+{
+	return count_sites(false);
+}
+
+unsigned int ksim_fault_sites_failed(void)
+{
+	return count_sites(true);
+}
+
+unsigned int ksim_fault_sites(struct ksim_fault_site_stats *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&fault_lock);
+	for (int b = 0; b < SITE_BUCKETS; b++)
+		for (struct site *s = buckets[b]; s; s = s->next) {
+			if (n < max)
+				out[n] = (struct ksim_fault_site_stats){
+					s->func, s->file, s->line, s->reached, s->failed };
+			n++;
+		}
+	pthread_mutex_unlock(&fault_lock);
+	return n < max ? n : max;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct ksim_fault_site_stats *x = a, *y = b;
+	int c = strcmp(x->func, y->func);
+
+	return c ? c : x->line - y->line;
+}
+
+void ksim_fault_report(FILE *out)
+{
+	struct ksim_fault_site_stats st[512];
+	unsigned int n = ksim_fault_sites(st, 512);
+
+	qsort(st, n, sizeof(st[0]), cmp_site);
+	fprintf(out, "fault injection: %u sites reached, %u failed; %lu eligible calls, %lu failures\n",
+		n, ksim_fault_sites_failed(), ksim_fault_calls(), ksim_fault_failures());
+	fprintf(out, "  %-32s %-40s %10s %8s\n", "function", "site", "reached", "failed");
+	for (unsigned int i = 0; i < n; i++) {
+		const char *f = strrchr(st[i].file, '/');
+
+		fprintf(out, "  %-32s %-34s:%-5d %10lu %8lu\n", st[i].func,
+			f ? f + 1 : st[i].file, st[i].line, st[i].reached, st[i].failed);
+	}
+}
+
+int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, size_t errlen)
+{
+	char *dup = strdup(spec), *save = NULL, *tok;
+	bool in_sites = false;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->seed = ksim_seed();
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		const char *val;
+
+		if (!eq && in_sites) {
+			/* sites=a,b,c: bare words continue the list */
+			val = tok;
+			goto site;
+		}
+		in_sites = false;
+		if (!eq) {
+			snprintf(err, errlen, "'%s': expected key=value (keys: nth, p, times, seed, sites, nowait)", tok);
+			ret = -1;
+			break;
+		}
+		*eq = 0;
+		val = eq + 1;
+		if (!strcmp(tok, "nth")) {
+			c->nth = strtoul(val, &end, 0);
+		} else if (!strcmp(tok, "p")) {
+			c->probability = strtod(val, &end);
+			if (c->probability < 0 || c->probability > 1) {
+				snprintf(err, errlen, "p=%s: probability must be in [0, 1]", val);
+				ret = -1;
+				break;
+			}
+		} else if (!strcmp(tok, "times")) {
+			c->times = strtol(val, &end, 0);
+		} else if (!strcmp(tok, "seed")) {
+			c->seed = strtoull(val, &end, 0);
+		} else if (!strcmp(tok, "nowait")) {
+			c->nowait_only = strtol(val, &end, 0) != 0;
+		} else if (!strcmp(tok, "sites")) {
+			in_sites = true;
+site:
+			if (c->nr_sites >= KSIM_FAULT_MAX_SITES) {
+				snprintf(err, errlen, "too many sites (max %d)", KSIM_FAULT_MAX_SITES);
+				ret = -1;
+				break;
+			}
+			snprintf(c->sites[c->nr_sites++], sizeof(c->sites[0]), "%s", val);
+			continue;
+		} else {
+			snprintf(err, errlen, "unknown key '%s' (keys: nth, p, times, seed, sites, nowait)", tok);
+			ret = -1;
+			break;
+		}
+		if (*end) {
+			snprintf(err, errlen, "%s=%s: not a number", tok, val);
+			ret = -1;
+			break;
+		}
+	}
+	free(dup);
+	return ret;
+}

@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Slab, kmalloc and vmalloc for the shim (contract in linux/slab.h).
+ *
+ * Objects are separate malloc()/posix_memalign() blocks of exactly the
+ * requested size, so AddressSanitizer's redzones sit right at the object's
+ * ends.  What the shim knows about each live object (cache, size, call
+ * site, generation) lives in a side table sharded by address, never in
+ * memory next to the object.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+#include <ksim/fault.h>
+#include <ksim/ksim.h>
+#include <ksim/slab.h>
+
+#define PAGE_SIZE_KSIM	4096UL
+
+struct kmem_cache {
+	char *name;
+	unsigned int size;
+	unsigned int align;
+	unsigned int rounded;		/* object size as the kernel's slab lays it out */
+	slab_flags_t flags;
+	void (*ctor)(void *);
+	pthread_mutex_t lock;
+	struct ksim_slab_stats st;
+	unsigned long nr_tallocated;
+	/* kernel-harness knobs (see ksim/slab.h) */
+	unsigned int non_kernel;
+	void (*callback)(void *);
+	void *private;
+	bool exec_callback;
+	/* SLAB_TYPESAFE_BY_RCU: freed objects kept for reuse */
+	void **free_objs;
+	unsigned long nr_free, free_cap;
+	struct kmem_cache *next;
+};
+
+static struct kmem_cache kmalloc_cache = {
+	.name = "kmalloc", .lock = PTHREAD_MUTEX_INITIALIZER,
+	.st = { .name = "kmalloc" },
+};
+static struct kmem_cache vmalloc_cache = {
+	.name = "vmalloc", .lock = PTHREAD_MUTEX_INITIALIZER,
+	.st = { .name = "vmalloc" },
+};
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kmem_cache *caches;
+static bool strict_nowait;
+/*
+ * Leak checks count objects allocated since the last ksim_slab_mark(): each
+ * object records the epoch it was born in (a plain load, no shared RMW on
+ * the allocation path).
+ */
+static unsigned long slab_epoch = 1;
+
+static struct kmem_cache *real_cache(struct kmem_cache *s)
+{
+	if (s == KSIM_CACHE_KMALLOC)
+		return &kmalloc_cache;
+	if (s == KSIM_CACHE_VMALLOC)
+		return &vmalloc_cache;
+	return s;
+}
+
+/* ---- the object table ---- */
+
+struct objrec {
+	void *ptr;
+	struct kmem_cache *cache;
+	const char *func;
+	const char *file;
+	int line;
+	bool free;			/* parked in a TYPESAFE_BY_RCU cache */
+	size_t size;
+	unsigned long gen;
+};
+
+#define NR_SHARDS	64
+
+struct shard {
+	pthread_mutex_t lock;
+	struct objrec *slots;
+	size_t cap, used;
+} __attribute__((aligned(64)));
+
+static struct shard shards[NR_SHARDS];
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+
+static void shards_init(void)
+{
+	for (int i = 0; i < NR_SHARDS; i++)
+		pthread_mutex_init(&shards[i].lock, NULL);
+}
+
+static inline size_t ptr_hash(const void *p)
+{
+	uint64_t x = (uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct shard *shard_of(const void *p)
+{
+	pthread_once(&shards_once, shards_init);
+	return &shards[ptr_hash(p) % NR_SHARDS];
+}
+
+static struct objrec *slot_find(struct shard *sh, const void *p)
+{
+	size_t mask = sh->cap - 1, i;
+
+	if (!sh->cap)
+		return NULL;
+	for (i = (ptr_hash(p) >> 6) & mask; sh->slots[i].ptr; i = (i + 1) & mask)
+		if (sh->slots[i].ptr == p)
+			return &sh->slots[i];
+	return NULL;
+}
+
+static void slot_insert_nogrow(struct shard *sh, const struct objrec *r)
+{
+	size_t mask = sh->cap - 1, i = (ptr_hash(r->ptr) >> 6) & mask;
+
+	while (sh->slots[i].ptr)
+		i = (i + 1) & mask;
+	sh->slots[i] = *r;
+	sh->used++;
+}
+
+static void shard_grow(struct shard *sh)
+{
+	struct objrec *old = sh->slots;
+	size_t oldcap = sh->cap;
+
+	sh->cap = oldcap ? oldcap * 2 : 256;
+	sh->slots = calloc(sh->cap, sizeof(*sh->slots));
+	if (!sh->slots) {
+		perror("ksim: slab table");
+		abort();
+	}
+	sh->used = 0;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].ptr)
+			slot_insert_nogrow(sh, &old[i]);
+	free(old);
+}
+
+static void table_insert(const struct objrec *r)
+{
+	struct shard *sh = shard_of(r->ptr);
+
+	pthread_mutex_lock(&sh->lock);
+	if ((sh->used + 1) * 2 > sh->cap)
+		shard_grow(sh);
+	slot_insert_nogrow(sh, r);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Linear-probing delete with backward shift; returns false if absent. */
+static bool table_remove(const void *p, struct objrec *out)
+{
+	struct shard *sh = shard_of(p);
+	struct objrec *r;
+	size_t mask, i, j;
+
+	pthread_mutex_lock(&sh->lock);
+	r = slot_find(sh, p);
+	if (!r) {
+		pthread_mutex_unlock(&sh->lock);
+		return false;
+	}
+	*out = *r;
+	mask = sh->cap - 1;
+	i = r - sh->slots;
+	sh->slots[i].ptr = NULL;
+	for (j = (i + 1) & mask; sh->slots[j].ptr; j = (j + 1) & mask) {
+		size_t home = (ptr_hash(sh->slots[j].ptr) >> 6) & mask;
+
+		/* move j back to i if its home is not in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			sh->slots[i] = sh->slots[j];
+			sh->slots[j].ptr = NULL;
+			i = j;
+		}
+	}
+	sh->used--;
+	pthread_mutex_unlock(&sh->lock);
+	return true;
+}
+
+static bool table_lookup(const void *p, struct objrec *out)
+{
+	struct shard *sh = shard_of(p);
+	struct objrec *r;
+
+	pthread_mutex_lock(&sh->lock);
+	r = slot_find(sh, p);
+	if (r)
+		*out = *r;
+	pthread_mutex_unlock(&sh->lock);
+	return r != NULL;
+}
+
+static void table_set_free(const void *p, bool free_state, const char *func,
+			   const char *file, int line, size_t size)
+{
+	struct shard *sh = shard_of(p);
+	struct objrec *r;
+
+	pthread_mutex_lock(&sh->lock);
+	r = slot_find(sh, p);
+	if (r) {
+		r->free = free_state;
+		if (!free_state) {
+			r->func = func;
+			r->file = file;
+			r->line = line;
+			r->size = size;
+			r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
+		}
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* ---- sizes ---- */
+
+size_t ksim_kmalloc_rounded(size_t size)
+{
+	if (size <= 8)
+		return 8;
+	if (size <= 96 && size > 64)
+		return 96;
+	if (size <= 192 && size > 128)
+		return 192;
+	if (size <= KMALLOC_MAX_CACHE_SIZE) {
+		size_t c = 16;
+
+		while (c < size)
+			c <<= 1;
+		return c;
+	}
+	/* large kmalloc: whole pages from the page allocator, power-of-two order */
+	{
+		size_t pages = PAGE_SIZE_KSIM;
+
+		while (pages < size)
+			pages <<= 1;
+		return pages;
+	}
+}
+
+size_t kmalloc_size_roundup(size_t size)
+{
+	return size ? ksim_kmalloc_rounded(size) : 0;
+}
+
+static size_t rounded_for(struct kmem_cache *c, size_t size)
+{
+	if (c == &kmalloc_cache)
+		return ksim_kmalloc_rounded(size);
+	if (c == &vmalloc_cache)
+		return ALIGN(size, PAGE_SIZE_KSIM);
+	return c->rounded;
+}
+
+/* ---- accounting ---- */
+
+static void account_alloc(struct kmem_cache *c, size_t size)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.live++;
+	c->st.total++;
+	c->nr_tallocated++;
+	c->st.bytes_requested += size;
+	c->st.bytes_rounded += rounded_for(c, size);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void account_free(struct kmem_cache *c, size_t size)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.live--;
+	c->st.bytes_requested -= size;
+	c->st.bytes_rounded -= rounded_for(c, size);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void account_failed(struct kmem_cache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->st.failed++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- core allocation ---- */
+
+static void *raw_alloc(size_t size, size_t align)
+{
+	void *p = NULL;
+
+	if (align > 16) {
+		if (posix_memalign(&p, align, size ? size : 1))
+			return NULL;
+		return p;
+	}
+	return malloc(size ? size : 1);
+}
+
+static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gfp,
+		       KSIM_SITE_ARGS)
+{
+	struct objrec r;
+	void *p;
+
+	might_alloc(gfp);
+	if (ksim_should_fail(func, file, line, gfp)) {
+		account_failed(c);
+		return NULL;
+	}
+	p = raw_alloc(size, align);
+	if (!p) {
+		account_failed(c);
+		return NULL;
+	}
+	if (gfp & __GFP_ZERO)
+		memset(p, 0, size);
+	r = (struct objrec){
+		.ptr = p, .cache = c, .func = func, .file = file, .line = line,
+		.size = size, .gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED),
+	};
+	table_insert(&r);
+	account_alloc(c, size);
+	return p;
+}
+
+static void obj_free(const void *p, struct kmem_cache *expect, const char *what)
+{
+	struct objrec r;
+
+	if (!table_remove(p, &r))
+		ksim_bug(__FILE__, __LINE__,
+			 "%s(%p): not an allocated object (double free or invalid pointer)",
+			 what, p);
+	if (r.free)
+		ksim_bug(__FILE__, __LINE__, "%s(%p): object already freed to cache %s",
+			 what, p, r.cache->name);
+	if (expect && r.cache != expect)
+		ksim_bug(__FILE__, __LINE__,
+			 "%s(%p): object belongs to cache %s, freed to %s",
+			 what, p, r.cache->name, expect->name);
+	account_free(r.cache, r.size);
+	free((void *)p);
+}
+
+/* ---- kmalloc family ---- */
+
+void *ksim_kmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (size > KMALLOC_MAX_SIZE) {
+		if (!(gfp & __GFP_NOWARN))
+			WARN(1, "kmalloc(%zu) from %s exceeds KMALLOC_MAX_SIZE", size, func);
+		return NULL;
+	}
+	return obj_alloc(&kmalloc_cache, size, 8, gfp, func, file, line);
+}
+
+void kfree(const void *p)
+{
+	struct objrec r;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return;
+	/* kfree() of a kmem_cache object is valid since the kernel's SLUB rework. */
+	if (table_lookup(p, &r) && r.cache != &kmalloc_cache && r.cache != &vmalloc_cache &&
+	    !r.free) {
+		kmem_cache_free(r.cache, (void *)p);
+		return;
+	}
+	obj_free(p, NULL, "kfree");
+}
+
+void kfree_sensitive(const void *p)
+{
+	struct objrec r;
+
+	if (!ZERO_OR_NULL_PTR(p) && table_lookup(p, &r))
+		memset((void *)p, 0, r.size);
+	kfree(p);
+}
+
+size_t ksize(const void *p)
+{
+	struct objrec r;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return 0;
+	if (!table_lookup(p, &r))
+		ksim_bug(__FILE__, __LINE__, "ksize(%p): not an allocated object", p);
+	return r.size;
+}
+
+void *ksim_krealloc(const void *p, size_t new_size, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	struct objrec r = { 0 };
+	void *n;
+
+	if (!new_size) {
+		kfree(p);
+		return ZERO_SIZE_PTR;
+	}
+	if (!ZERO_OR_NULL_PTR(p) && !table_lookup(p, &r))
+		ksim_bug(__FILE__, __LINE__, "krealloc(%p): not an allocated object", p);
+	n = ksim_kmalloc(new_size, gfp & ~__GFP_ZERO, func, file, line);
+	if (!n)
+		return NULL;
+	if (r.ptr)
+		memcpy(n, p, min(r.size, new_size));
+	if ((gfp & __GFP_ZERO) && new_size > r.size)
+		memset((char *)n + r.size, 0, new_size - r.size);
+	if (r.ptr)
+		kfree(p);
+	return n;
+}
+
+void *ksim_vmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	if (!size)
+		return NULL;
+	return obj_alloc(&vmalloc_cache, size, 16, gfp, func, file, line);
+}
+
+void vfree(const void *p)
+{
+	if (!p)
+		return;
+	obj_free(p, &vmalloc_cache, "vfree");
+}
+
+bool is_vmalloc_addr(const void *p)
+{
+	struct objrec r;
+
+	return p && table_lookup(p, &r) && r.cache == &vmalloc_cache;
+}
+
+void *ksim_kvmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	if (size <= KMALLOC_MAX_CACHE_SIZE)
+		return ksim_kmalloc(size, gfp, func, file, line);
+	return ksim_vmalloc(size, gfp, func, file, line);
+}
+
+void *ksim_kvrealloc(const void *p, size_t new_size, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	struct objrec r = { 0 };
+	void *n;
+
+	if (p && !table_lookup(p, &r))
+		ksim_bug(__FILE__, __LINE__, "kvrealloc(%p): not an allocated object", p);
+	n = ksim_kvmalloc(new_size, gfp, func, file, line);
+	if (!n)
+		return NULL;
+	if (p) {
+		memcpy(n, p, min(r.size, new_size));
+		kvfree(p);
+	}
+	return n;
+}
+
+void kvfree(const void *p)
+{
+	if (is_vmalloc_addr(p))
+		vfree(p);
+	else
+		kfree(p);
+}
+
+/* ---- kmem_cache ---- */
+
+struct kmem_cache *ksim_kmem_cache_create(const char *name, unsigned int size,
+		unsigned int align, slab_flags_t flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s = calloc(1, sizeof(*s));
+	unsigned int a = align < ARCH_SLAB_MINALIGN ? ARCH_SLAB_MINALIGN : align;
+
+	if (!s) {
+		if (flags & SLAB_PANIC)
+			ksim_bug(__FILE__, __LINE__, "kmem_cache_create(%s) failed", name);
+		return NULL;
+	}
+	if ((flags & SLAB_HWCACHE_ALIGN) && size > 32 && a < 64)
+		a = 64;
+	s->name = strdup(name);
+	s->size = size;
+	s->align = a;
+	s->rounded = ALIGN(size, a);
+	s->flags = flags;
+	s->ctor = ctor;
+	s->st.name = s->name;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_lock(&caches_lock);
+	s->next = caches;
+	caches = s;
+	pthread_mutex_unlock(&caches_lock);
+	return s;
+}
+
+const char *kmem_cache_name(struct kmem_cache *s)
+{
+	return s->name;
+}
+
+unsigned int kmem_cache_size(struct kmem_cache *s)
+{
+	return s->size;
+}
+
+/* The kernel harness's semantics for non-blocking allocations (strict mode). */
+static bool nowait_denied(struct kmem_cache *s, gfp_t gfp, unsigned int count)
+{
+	void (*cb)(void *) = NULL;
+	void *priv = NULL;
+	bool denied = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->exec_callback) {
+		cb = s->callback;
+		priv = s->private;
+		s->exec_callback = false;
+	}
+	if (strict_nowait && !(gfp & __GFP_DIRECT_RECLAIM)) {
+		if (s->non_kernel < count) {
+			s->exec_callback = true;
+			denied = true;
+		} else {
+			s->non_kernel -= count;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (cb)
+		cb(priv);
+	return denied;
+}
+
+static void *cache_alloc_one(struct kmem_cache *s, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	void *p = NULL;
+
+	if (s->flags & SLAB_TYPESAFE_BY_RCU) {
+		pthread_mutex_lock(&s->lock);
+		if (s->nr_free)
+			p = s->free_objs[--s->nr_free];
+		pthread_mutex_unlock(&s->lock);
+		if (p) {
+			might_alloc(gfp);
+			if (ksim_should_fail(func, file, line, gfp)) {
+				pthread_mutex_lock(&s->lock);
+				s->free_objs[s->nr_free++] = p;
+				s->st.failed++;
+				pthread_mutex_unlock(&s->lock);
+				return NULL;
+			}
+			table_set_free(p, false, func, file, line, s->size);
+			account_alloc(s, s->size);
+			if (gfp & __GFP_ZERO)
+				memset(p, 0, s->size);
+			return p;
+		}
+	}
+	p = obj_alloc(s, s->size, s->align, gfp & ~__GFP_ZERO, func, file, line);
+	if (!p)
+		return NULL;
+	if (s->ctor) {
+		WARN_ON_ONCE(gfp & __GFP_ZERO);
+		s->ctor(p);
+	} else if (gfp & __GFP_ZERO) {
+		memset(p, 0, s->size);
+	}
+	return p;
+}
+
+void *ksim_kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	if (nowait_denied(s, gfp, 1)) {
+		account_failed(s);
+		return NULL;
+	}
+	return cache_alloc_one(s, gfp, func, file, line);
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *p)
+{
+	struct objrec r;
+
+	if (!p)
+		return;
+	if (s->flags & SLAB_TYPESAFE_BY_RCU) {
+		if (!table_lookup(p, &r) || r.free)
+			ksim_bug(__FILE__, __LINE__,
+				 "kmem_cache_free(%s, %p): not a live object (double free?)",
+				 s->name, p);
+		if (r.cache != s)
+			ksim_bug(__FILE__, __LINE__,
+				 "kmem_cache_free(%s, %p): object belongs to cache %s",
+				 s->name, p, r.cache->name);
+		table_set_free(p, true, NULL, NULL, 0, 0);
+		account_free(s, r.size);
+		pthread_mutex_lock(&s->lock);
+		if (s->nr_free == s->free_cap) {
+			s->free_cap = s->free_cap ? s->free_cap * 2 : 64;
+			s->free_objs = realloc(s->free_objs, s->free_cap * sizeof(void *));
+			if (!s->free_objs)
+				abort();
+		}
+		s->free_objs[s->nr_free++] = p;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	obj_free(p, s, "kmem_cache_free");
+}
+
+int ksim_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size,
+			       void **p, KSIM_SITE_ARGS)
+{
+	size_t i;
+
+	if (nowait_denied(s, gfp, size)) {
+		account_failed(s);
+		return 0;
+	}
+	for (i = 0; i < size; i++) {
+		p[i] = cache_alloc_one(s, gfp, func, file, line);
+		if (!p[i]) {
+			kmem_cache_free_bulk(s, i, p);
+			return 0;
+		}
+	}
+	return size;
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	for (size_t i = 0; i < size; i++)
+		kmem_cache_free(s, p[i]);
+}
+
+int kmem_cache_shrink(struct kmem_cache *s)
+{
+	(void)s;
+	return 0;
+}
+
+static void print_objects(FILE *out, struct kmem_cache *only, unsigned long min_gen,
+			  unsigned long max_print)
+{
+	unsigned long printed = 0;
+
+	for (int i = 0; i < NR_SHARDS; i++) {
+		struct shard *sh = &shards[i];
+
+		pthread_mutex_lock(&sh->lock);
+		for (size_t j = 0; j < sh->cap; j++) {
+			struct objrec *r = &sh->slots[j];
+
+			if (!r->ptr || r->free || r->gen < min_gen)
+				continue;
+			if (only && r->cache != only)
+				continue;
+			if (printed++ < max_print)
+				fprintf(out, "  leaked %s object %p, %zu bytes, allocated by %s() at %s:%d\n",
+					r->cache->name, r->ptr, r->size, r->func, r->file, r->line);
+		}
+		pthread_mutex_unlock(&sh->lock);
+	}
+	if (printed > max_print)
+		fprintf(out, "  ... and %lu more\n", printed - max_print);
+}
+
+void kmem_cache_destroy(struct kmem_cache *s)
+{
+	struct kmem_cache **pp;
+
+	if (!s)
+		return;
+	/* Objects freed under RCU may still be in flight: as in the kernel. */
+	rcu_barrier();
+	if (s->st.live) {
+		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
+			     "kmem_cache_destroy %s: slab still has %lu objects",
+			     s->name, s->st.live);
+		print_objects(stderr, s, 0, 20);
+	}
+	for (unsigned long i = 0; i < s->nr_free; i++) {
+		struct objrec r;
+
+		table_remove(s->free_objs[i], &r);
+		free(s->free_objs[i]);
+	}
+	pthread_mutex_lock(&caches_lock);
+	for (pp = &caches; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&caches_lock);
+	free(s->free_objs);
+	free(s->name);
+	free(s);
+}
+
+/* ---- harness knobs and accounting queries ---- */
+
+void ksim_slab_set_strict_nowait(bool on)
+{
+	strict_nowait = on;
+}
+
+void kmem_cache_set_non_kernel(struct kmem_cache *s, unsigned int val)
+{
+	pthread_mutex_lock(&s->lock);
+	s->non_kernel = val;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void kmem_cache_set_callback(struct kmem_cache *s, void (*callback)(void *))
+{
+	s->callback = callback;
+}
+
+void kmem_cache_set_private(struct kmem_cache *s, void *private)
+{
+	s->private = private;
+}
+
+unsigned long kmem_cache_get_alloc(struct kmem_cache *s)
+{
+	return (unsigned long)s->size * s->st.live;
+}
+
+unsigned long kmem_cache_nr_allocated(struct kmem_cache *s)
+{
+	return s->st.live;
+}
+
+unsigned long kmem_cache_nr_tallocated(struct kmem_cache *s)
+{
+	return s->nr_tallocated;
+}
+
+void kmem_cache_zero_nr_tallocated(struct kmem_cache *s)
+{
+	s->nr_tallocated = 0;
+}
+
+unsigned long ksim_kmem_cache_nr_free(struct kmem_cache *s)
+{
+	return s->nr_free;
+}
+
+void ksim_slab_stats(struct kmem_cache *s, struct ksim_slab_stats *out)
+{
+	struct kmem_cache *c = real_cache(s);
+
+	pthread_mutex_lock(&c->lock);
+	*out = c->st;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void add_stats(struct ksim_slab_stats *sum, const struct ksim_slab_stats *st)
+{
+	sum->live += st->live;
+	sum->total += st->total;
+	sum->bytes_requested += st->bytes_requested;
+	sum->bytes_rounded += st->bytes_rounded;
+	sum->failed += st->failed;
+}
+
+void ksim_slab_totals(struct ksim_slab_stats *out)
+{
+	struct ksim_slab_stats st;
+
+	memset(out, 0, sizeof(*out));
+	out->name = "total";
+	ksim_slab_stats(KSIM_CACHE_KMALLOC, &st);
+	add_stats(out, &st);
+	ksim_slab_stats(KSIM_CACHE_VMALLOC, &st);
+	add_stats(out, &st);
+	pthread_mutex_lock(&caches_lock);
+	for (struct kmem_cache *c = caches; c; c = c->next) {
+		ksim_slab_stats(c, &st);
+		add_stats(out, &st);
+	}
+	pthread_mutex_unlock(&caches_lock);
+}
+
+void ksim_slab_report(FILE *out)
+{
+	struct ksim_slab_stats st;
+
+	fprintf(out, "  %-24s %10s %12s %14s %14s %8s\n", "cache", "live", "allocs",
+		"bytes_req", "bytes_rounded", "failed");
+	for (int k = 0; k < 2; k++) {
+		ksim_slab_stats(k ? KSIM_CACHE_VMALLOC : KSIM_CACHE_KMALLOC, &st);
+		fprintf(out, "  %-24s %10lu %12lu %14lu %14lu %8lu\n", st.name, st.live,
+			st.total, st.bytes_requested, st.bytes_rounded, st.failed);
+	}
+	pthread_mutex_lock(&caches_lock);
+	for (struct kmem_cache *c = caches; c; c = c->next) {
+		ksim_slab_stats(c, &st);
+		fprintf(out, "  %-24s %10lu %12lu %14lu %14lu %8lu\n", st.name, st.live,
+			st.total, st.bytes_requested, st.bytes_rounded, st.failed);
+	}
+	pthread_mutex_unlock(&caches_lock);
+}
+
+void ksim_slab_mark(void)
+{
+	__atomic_add_fetch(&slab_epoch, 1, __ATOMIC_RELAXED);
+}
+
+unsigned long ksim_slab_leak_check(FILE *out)
+{
+	unsigned long leaked = 0;
+	struct kmem_cache *seen[256];
+	unsigned long per[256];
+	int nseen = 0;
+
+	pthread_once(&shards_once, shards_init);
+	for (int i = 0; i < NR_SHARDS; i++) {
+		struct shard *sh = &shards[i];
+
+		pthread_mutex_lock(&sh->lock);
+		for (size_t j = 0; j < sh->cap; j++) {
+			struct objrec *r = &sh->slots[j];
+			int k;
+
+			if (!r->ptr || r->free || r->gen < slab_epoch)
+				continue;
+			leaked++;
+			for (k = 0; k < nseen && seen[k] != r->cache; k++)
+				;
+			if (k == nseen && nseen < 256) {
+				seen[nseen] = r->cache;
+				per[nseen++] = 0;
+			}
+			if (k < 256)
+				per[k]++;
+		}
+		pthread_mutex_unlock(&sh->lock);
+	}
+	for (int k = 0; k < nseen; k++) {
+		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__, "%lu %s object%s not freed",
+			     per[k], seen[k]->name, per[k] > 1 ? "s" : "");
+		print_objects(out, seen[k], slab_epoch, 10);
+	}
+	return leaked;
+}
