@@ -11,8 +11,8 @@
  *
  *   regression  regression_tests()   (6.12+)
  *   farmer      farmer_tests()       maple.c's userspace-only tests
- *   seed        maple_tree_seed()    lib/test_maple_tree.c, the in-kernel module
- *   harvest     maple_tree_harvest() lib/test_maple_tree.c's benchmarks-as-tests
+ *   seed        maple_tree_seed() and maple_tree_harvest(): lib/test_maple_tree.c,
+ *               the in-kernel test module's init and exit
  *
  * Every check is the kernel's: MT_BUG_ON() counts into the kernel's
  * maple_tree_tests_run/passed and aborts on failure (maple.c maps
@@ -110,10 +110,6 @@ KSIM_TEST(farmer)
 KSIM_TEST(seed)
 {
 	maple_tree_seed();
-}
-
-KSIM_TEST(harvest)
-{
 	maple_tree_harvest();
 }
 
