@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ksim test runner (see ksim/test.h). */
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,17 @@ void ksim_test_register(const struct ksim_test *t)
 		exit(2);
 	}
 	tests[nr_tests++] = t;
+}
+
+void ksim_test_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ksim_problem(KSIM_P_TEST, file, line, "expected %s%s%s", cond, *msg ? ": " : "", msg);
 }
 
 struct ksim_rng *ksim_test_rng(void)

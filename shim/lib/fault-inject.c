@@ -266,11 +266,16 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 		}
 		*eq = 0;
 		val = eq + 1;
+		if (!*val && strcmp(tok, "sites")) {
+			snprintf(err, errlen, "%s=: empty value", tok);
+			ret = -1;
+			break;
+		}
 		if (!strcmp(tok, "nth")) {
 			c->nth = strtoul(val, &end, 0);
 		} else if (!strcmp(tok, "p")) {
 			c->probability = strtod(val, &end);
-			if (c->probability < 0 || c->probability > 1) {
+			if (!(c->probability >= 0 && c->probability <= 1)) {	/* NaN too */
 				snprintf(err, errlen, "p=%s: probability must be in [0, 1]", val);
 				ret = -1;
 				break;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* find_*_bit(): word-at-a-time, same contract as lib/find_bit.c. */
+#include <linux/kernel.h>
 #include <linux/bitops.h>
 #include <linux/bitmap.h>
 #include <linux/slab.h>

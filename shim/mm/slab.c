@@ -501,8 +501,15 @@ struct kmem_cache *ksim_kmem_cache_create(const char *name, unsigned int size,
 			ksim_bug(__FILE__, __LINE__, "kmem_cache_create(%s) failed", name);
 		return NULL;
 	}
-	if ((flags & SLAB_HWCACHE_ALIGN) && size > 32 && a < 64)
-		a = 64;
+	/* mm/slab_common.c calculate_alignment(): small objects share lines. */
+	if (flags & SLAB_HWCACHE_ALIGN) {
+		unsigned int ralign = 64;
+
+		while (size <= ralign / 2)
+			ralign /= 2;
+		if (a < ralign)
+			a = ralign;
+	}
 	s->name = strdup(name);
 	s->size = size;
 	s->align = a;
@@ -698,10 +705,12 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	/* Objects freed under RCU may still be in flight: as in the kernel. */
 	rcu_barrier();
 	if (s->st.live) {
+		/* As the kernel does: complain and keep the cache alive. */
 		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
 			     "kmem_cache_destroy %s: slab still has %lu objects",
 			     s->name, s->st.live);
 		print_objects(stderr, s, 0, 20);
+		return;
 	}
 	for (unsigned long i = 0; i < s->nr_free; i++) {
 		struct objrec r;

@@ -52,17 +52,19 @@ struct ksim_rng *ksim_test_rng(void);
 uint64_t ksim_test_seed(void);
 const char *ksim_test_name(void);
 
-/* Record a failure and continue. */
+/* Report a failed check: "expected COND[: formatted message]". */
+void ksim_test_fail(const char *file, int line, const char *cond,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Record a failure and continue.  Optional printf-style message. */
 #define KSIM_EXPECT(cond, ...) do {					\
 	if (!(cond))							\
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
-			     "expected %s" __VA_OPT__(": ") __VA_ARGS__, #cond); \
+		ksim_test_fail(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
 } while (0)
 /* Record a failure and leave the test function. */
 #define KSIM_ASSERT(cond, ...) do {					\
 	if (!(cond)) {							\
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
-			     "assertion %s failed" __VA_OPT__(": ") __VA_ARGS__, #cond); \
+		ksim_test_fail(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
 		return;							\
 	}								\
 } while (0)

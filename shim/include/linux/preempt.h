@@ -19,8 +19,8 @@
 #define migrate_disable()	preempt_disable()
 #define migrate_enable()	preempt_enable()
 #define preemptible()		(ksim_task()->preempt_count == 0 && !ksim_task()->irqs_off)
-#define in_atomic()		(ksim_task()->preempt_count != 0 || ksim_task()->softirq_count != 0)
-#define in_softirq()		(ksim_task()->softirq_count != 0)
+#define in_atomic()		(ksim_task()->preempt_count != 0 || in_softirq())
+#define in_softirq()		(ksim_task()->softirq_count != 0 || in_serving_softirq())
 #define in_serving_softirq()	(ksim_task()->in_rcu_callback != 0)
 #define in_interrupt()		(in_softirq() || in_serving_softirq())
 #define in_irq()		0

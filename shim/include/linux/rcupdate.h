@@ -57,12 +57,10 @@ static inline void rcu_read_lock_sched(void)
 #define rcu_read_lock_trace()		rcu_read_lock()
 #define rcu_read_unlock_trace()		rcu_read_unlock()
 
+/* As with lockdep in the kernel: held means rcu_read_lock() was called. */
 static inline int rcu_read_lock_held(void)
 {
-	struct ksim_task *t = ksim_task();
-
-	return t->rcu_nesting || t->rcu_bh_nesting || t->rcu_sched_nesting ||
-	       t->preempt_count || t->irqs_off;
+	return ksim_task()->rcu_nesting != 0;
 }
 static inline int rcu_read_lock_bh_held(void)
 {
@@ -75,9 +73,11 @@ static inline int rcu_read_lock_sched_held(void)
 {
 	struct ksim_task *t = ksim_task();
 
-	return t->rcu_sched_nesting || t->preempt_count || t->irqs_off;
+	return t->rcu_sched_nesting || t->preempt_count || t->irqs_off ||
+	       t->softirq_count || t->in_rcu_callback;
 }
-#define rcu_read_lock_any_held()	(rcu_read_lock_held() || rcu_read_lock_bh_held())
+#define rcu_read_lock_any_held()	(rcu_read_lock_held() || rcu_read_lock_bh_held() || \
+					 rcu_read_lock_sched_held())
 #define rcu_read_lock_trace_held()	rcu_read_lock_held()
 #define rcu_is_watching()		1
 #define rcu_lockdep_current_cpu_online() 1

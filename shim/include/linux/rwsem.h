@@ -22,10 +22,10 @@ struct rw_semaphore {
 	struct lockdep_map dep_map;
 };
 
-#define __RWSEM_INITIALIZER(name)					\
+#define __RWSEM_INITIALIZER(lockname)					\
 	{ .__ksim_m = PTHREAD_MUTEX_INITIALIZER,			\
 	  .__ksim_c = PTHREAD_COND_INITIALIZER,				\
-	  .dep_map = { .name = #name } }
+	  .dep_map = { .name = #lockname } }
 #define DECLARE_RWSEM(name)	struct rw_semaphore name = __RWSEM_INITIALIZER(name)
 
 void ksim_init_rwsem(struct rw_semaphore *sem, const char *name);
