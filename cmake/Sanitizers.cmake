@@ -3,7 +3,8 @@
 set(KSIM_SANITIZE "address,undefined" CACHE STRING "Sanitizers: address,undefined | thread | empty")
 option(KSIM_FUZZ "Build fuzz harnesses with -fsanitize=fuzzer" OFF)
 
-add_compile_options(-g -fno-omit-frame-pointer -Wall)
+# -Wno-format-zero-length: KSIM_EXPECT(cond) passes "" when there is no message.
+add_compile_options(-g -fno-omit-frame-pointer -Wall -Wno-format-zero-length)
 if(KSIM_SANITIZE)
   add_compile_options(-fsanitize=${KSIM_SANITIZE} -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=${KSIM_SANITIZE})

@@ -87,36 +87,26 @@ KSIM_TEST(parse_good_spec)
 	KSIM_EXPECT_EQ(cfg.seed, 16);
 }
 
+/* Each bad spec is rejected with a message naming the problem. */
 KSIM_TEST(parse_bad_spec)
 {
+	static const struct { const char *spec, *msg; } bad[] = {
+		{ "nth=3,bogus=1", "bogus" },
+		{ "p=1.5", "probability" },
+		{ "p=-0.1", "probability" },
+		{ "nth=abc", "not a number" },
+		{ "p=0.5x", "not a number" },
+		{ "nth", "key=value" },
+	};
 	char many[512] = "sites=s0";
 	struct ksim_fault_config cfg;
 	char err[160];
 
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("nth=3,bogus=1", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(strstr(err, "bogus") != NULL);
-
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("p=1.5", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(strstr(err, "p=1.5") != NULL);
-	KSIM_EXPECT(strstr(err, "probability") != NULL);
-
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("p=-0.1", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(err[0] != 0);
-
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("nth=abc", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(strstr(err, "not a number") != NULL);
-
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("p=0.5x", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(err[0] != 0);
-
-	err[0] = 0;
-	KSIM_EXPECT_EQ(ksim_fault_parse("nth", &cfg, err, sizeof(err)), -1);
-	KSIM_EXPECT(strstr(err, "key=value") != NULL);
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		KSIM_EXPECT_EQ(ksim_fault_parse(bad[i].spec, &cfg, err, sizeof(err)), -1);
+		KSIM_EXPECT(strstr(err, bad[i].msg) != NULL, "'%s' -> '%s'", bad[i].spec, err);
+	}
 
 	for (int i = 1; i <= KSIM_FAULT_MAX_SITES; i++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",s%d", i);

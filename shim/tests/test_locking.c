@@ -313,11 +313,10 @@ static void *rwsem_try_fn(void *arg)
 
 KSIM_TEST(rwsem_writer_excludes_readers)
 {
-	struct rw_semaphore sem;
+	DECLARE_RWSEM(sem);
 	struct rwsem_arg a = { .sem = &sem };
 	pthread_t th;
 
-	init_rwsem(&sem);	/* DECLARE_RWSEM(sem) does not compile: shim bug */
 
 	down_write(&sem);
 	KSIM_EXPECT(lockdep_is_held_type(&sem, 0));
@@ -357,11 +356,10 @@ static void *rwsem_writer_fn(void *arg)
 
 KSIM_TEST(rwsem_waiting_writer_blocks_new_readers)
 {
-	struct rw_semaphore sem;
+	DECLARE_RWSEM(sem);
 	struct rwsem_arg a = { .sem = &sem };
 	pthread_t th;
 
-	init_rwsem(&sem);	/* DECLARE_RWSEM(sem) does not compile: shim bug */
 	int i;
 
 	down_read(&sem);
@@ -380,11 +378,10 @@ KSIM_TEST(rwsem_waiting_writer_blocks_new_readers)
 
 KSIM_TEST(rwsem_downgrade_write)
 {
-	struct rw_semaphore sem;
+	DECLARE_RWSEM(sem);
 	struct rwsem_arg a = { .sem = &sem };
 	pthread_t th;
 
-	init_rwsem(&sem);	/* DECLARE_RWSEM(sem) does not compile: shim bug */
 
 	down_write(&sem);
 	downgrade_write(&sem);
