@@ -5,6 +5,7 @@
 #include <execinfo.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,27 @@ void ksim_set_seed(uint64_t seed)
 	run_seed_set = true;
 }
 
+uint32_t ksim_yield_threshold;
+
+void ksim_set_yield(double p)
+{
+	ksim_yield_threshold = p <= 0 ? 0 : p >= 1 ? UINT32_MAX : (uint32_t)(p * 4294967296.0);
+}
+
+void __ksim_yield_point(void)
+{
+	/* Per-thread xorshift: cheap, and no shared state to race on. */
+	static __thread uint64_t x;
+
+	if (!x)
+		x = (run_seed ^ (uint64_t)(uintptr_t)&x) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if ((uint32_t)x < ksim_yield_threshold)
+		sched_yield();
+}
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void ksim_do_init(void)
@@ -232,8 +254,12 @@ static void ksim_do_init(void)
 	const char *seed = getenv("KSIM_SEED");
 	const char *fault = getenv("KSIM_FAULT");
 
+	const char *yield = getenv("KSIM_YIELD");
+
 	if (v)
 		ksim_verbose = atoi(v);
+	if (yield)
+		ksim_set_yield(strtod(yield, NULL));
 	if (seed && !run_seed_set)
 		ksim_set_seed(strtoull(seed, NULL, 0));
 	if (fault && *fault) {
@@ -251,5 +277,10 @@ static void ksim_do_init(void)
 
 void ksim_init(void)
 {
+#ifdef KSIM_TSAN
+	void ksim_tsan_init(void);	/* shim/ksim/tsan.c: keep it linked */
+
+	ksim_tsan_init();
+#endif
 	pthread_once(&init_once, ksim_do_init);
 }

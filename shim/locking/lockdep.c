@@ -42,6 +42,7 @@ void ksim_lock_acquire(const struct lockdep_map *map, int read, int type,
 {
 	struct ksim_task *t = ksim_task();
 
+	ksim_yield_point();
 	if (t->nr_held >= KSIM_MAX_HELD_LOCKS)
 		ksim_bug(file, line, "lockdep: more than %d locks held", KSIM_MAX_HELD_LOCKS);
 	t->held[t->nr_held++] = (struct ksim_held_lock){
@@ -54,6 +55,7 @@ void ksim_lock_release(const struct lockdep_map *map, const char *file, int line
 {
 	struct ksim_task *t = ksim_task();
 
+	ksim_yield_point();
 	/* Locks may be released out of order: search from the top. */
 	for (int i = t->nr_held - 1; i >= 0; i--) {
 		if (t->held[i].map != map)

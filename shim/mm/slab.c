@@ -324,6 +324,7 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 	void *p;
 
 	might_alloc(gfp);
+	ksim_yield_point();
 	if (ksim_should_fail(func, file, line, gfp)) {
 		account_failed(c);
 		return NULL;
@@ -383,6 +384,7 @@ void kfree(const void *p)
 
 	if (ZERO_OR_NULL_PTR(p))
 		return;
+	ksim_yield_point();
 	/* kfree() of a kmem_cache object is valid since the kernel's SLUB rework. */
 	if (table_lookup(p, &r) && r.cache != &kmalloc_cache && r.cache != &vmalloc_cache &&
 	    !r.free) {
@@ -614,6 +616,7 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 
 	if (!p)
 		return;
+	ksim_yield_point();
 	if (s->flags & SLAB_TYPESAFE_BY_RCU) {
 		if (!table_lookup(p, &r) || r.free)
 			ksim_bug(__FILE__, __LINE__,

@@ -10,6 +10,27 @@
  * by the worker; with nothing queued it returns at once.  The worker starts
  * on the first call_rcu() and ksim_rcu_quiesce() can stop it, so a process
  * can be single-threaded again (AFL++'s fork server needs that).
+ *
+ * ThreadSanitizer model.  liburcu is not built with TSan and its grace
+ * periods synchronize through membarrier/futex, which TSan cannot see; left
+ * alone, every node a reader touched and a callback later freed is a "race".
+ * We tell TSan the happens-before edges RCU guarantees, and no others:
+ *   - publication: rcu_assign_pointer() is a store-release and every
+ *     rcu_dereference*() a load-acquire (linux/rcupdate.h), so what a writer
+ *     initialised before publishing is ordered before a reader's use of it;
+ *   - grace periods: the end of every outermost read-side critical section
+ *     releases one sync object (ksim_rcu_gp_sync), and a grace period's end
+ *     acquires it, before synchronize_rcu() returns and before a batch of
+ *     callbacks runs.  So every section that ended before the grace period
+ *     completed happens-before the free that follows it.  (This is an
+ *     over-approximation only for readers that started after the grace period
+ *     began; those cannot reach an object removed before it, by RCU's rules.)
+ *   - call_rcu() does not write the rcu_head (see the queue below): kernel
+ *     structures overlay it on fields lockless readers still load, which in
+ *     the kernel is harmless because readers discard what they read from a
+ *     dead node, but TSan would report.
+ * What stays visible: a free or write with no grace period between it and a
+ * reader's access (a free that skips call_rcu, a writer that skips its lock).
  */
 #define _LGPL_SOURCE
 #include <pthread.h>
@@ -35,6 +56,17 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <ksim/rcu.h>
+
+#ifdef KSIM_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char ksim_rcu_gp_sync;
+#define ksim_rcu_reader_done()	__tsan_release(&ksim_rcu_gp_sync)
+#define ksim_rcu_gp_done()	__tsan_acquire(&ksim_rcu_gp_sync)
+#else
+#define ksim_rcu_reader_done()	do { } while (0)
+#define ksim_rcu_gp_done()	do { } while (0)
+#endif
 
 /* ---- thread registration ---- */
 
@@ -104,6 +136,7 @@ void ksim_rcu_read_lock(int *nesting)
 	struct ksim_task *t = ksim_task();
 
 	ensure_registered(t);
+	ksim_yield_point();
 	if (t->rcu_urcu_nesting++ == 0)
 		urcu_memb_read_lock();
 	(*nesting)++;
@@ -119,8 +152,11 @@ void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
 		return;
 	}
 	(*nesting)--;
-	if (--t->rcu_urcu_nesting == 0)
+	if (--t->rcu_urcu_nesting == 0) {
+		ksim_rcu_reader_done();
 		urcu_memb_read_unlock();
+	}
+	ksim_yield_point();
 }
 
 static unsigned long rcu_suspicious_sites;
@@ -150,6 +186,7 @@ void synchronize_rcu(void)
 {
 	check_may_wait("synchronize_rcu()");
 	urcu_memb_synchronize_rcu();
+	ksim_rcu_gp_done();
 }
 
 /* ---- callbacks ---- */
@@ -157,72 +194,103 @@ void synchronize_rcu(void)
 static pthread_mutex_t cb_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cb_work = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t cb_done = PTHREAD_COND_INITIALIZER;
-static struct rcu_head *cb_head, **cb_tail = &cb_head;
+
+/*
+ * Queued callbacks live in our own array, not in a list threaded through the
+ * rcu_heads: the kernel links callbacks through head->next and head->func,
+ * but nothing but RCU itself reads them, and structures overlay their
+ * rcu_head on fields lockless readers may still be loading (a maple node's
+ * head overlays its first pivots).  Not writing there keeps TSan from
+ * reporting that overlap, and ASan from missing nothing: the memory is the
+ * kernel structure's own until the callback frees it.  kfree_rcu() keeps the
+ * kernel's convention: a small "function" is the rcu_head's offset.
+ */
+struct ksim_rcu_cb {
+	struct rcu_head *head;
+	rcu_callback_t func;
+};
+struct ksim_rcu_batch {
+	struct ksim_rcu_cb *cbs;
+	size_t nr, cap;
+};
+static struct ksim_rcu_batch cb_queue;
 static unsigned long cb_queued, cb_invoked;
 static unsigned long grace_periods;
 static bool worker_running, worker_stop;
 static pthread_t worker;
 
-static void invoke_batch(struct rcu_head *list)
+static void invoke_batch(struct ksim_rcu_batch *b)
 {
 	struct ksim_task *t = ksim_task();
-	unsigned long n = 0;
 
 	t->in_rcu_callback++;
 	lock_map_acquire(&rcu_callback_map);
-	while (list) {
-		struct rcu_head *next = list->next;
-		unsigned long offset = (unsigned long)list->func;
+	for (size_t i = 0; i < b->nr; i++) {
+		struct rcu_head *head = b->cbs[i].head;
+		unsigned long offset = (unsigned long)b->cbs[i].func;
 
 		if (__is_kvfree_rcu_offset(offset))
-			kvfree((char *)list - offset);
+			kvfree((char *)head - offset);
 		else
-			list->func(list);
-		list = next;
-		n++;
+			b->cbs[i].func(head);
 	}
 	lock_map_release(&rcu_callback_map);
 	t->in_rcu_callback--;
 
 	pthread_mutex_lock(&cb_lock);
-	cb_invoked += n;
+	cb_invoked += b->nr;
 	pthread_cond_broadcast(&cb_done);
 	pthread_mutex_unlock(&cb_lock);
 }
 
 static void *rcu_worker(void *arg)
 {
+	struct ksim_rcu_batch batch = { 0 };
+
 	(void)arg;
 	for (;;) {
-		struct rcu_head *batch;
+		struct ksim_rcu_batch empty = batch;
 
 		pthread_mutex_lock(&cb_lock);
-		while (!cb_head && !worker_stop)
+		while (!cb_queue.nr && !worker_stop)
 			pthread_cond_wait(&cb_work, &cb_lock);
-		if (!cb_head && worker_stop) {
+		if (!cb_queue.nr && worker_stop) {
 			pthread_mutex_unlock(&cb_lock);
 			break;
 		}
-		batch = cb_head;
-		cb_head = NULL;
-		cb_tail = &cb_head;
+		/* Swap arrays: the queue keeps the (emptied) old batch's storage. */
+		batch = cb_queue;
+		cb_queue = empty;
+		cb_queue.nr = 0;
 		pthread_mutex_unlock(&cb_lock);
 
 		urcu_memb_synchronize_rcu();
+		ksim_rcu_gp_done();
 		__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
-		invoke_batch(batch);
+		invoke_batch(&batch);
 	}
+	free(batch.cbs);
 	if (ksim_task()->urcu_registered)
 		rcu_unregister_thread();
 	return NULL;
 }
 
-static void enqueue(struct rcu_head *head)
+static void enqueue(struct rcu_head *head, rcu_callback_t func)
 {
-	head->next = NULL;
+	ksim_yield_point();
 	pthread_mutex_lock(&cb_lock);
-	*cb_tail = head;
-	cb_tail = &head->next;
+	if (cb_queue.nr == cb_queue.cap) {
+		size_t cap = cb_queue.cap ? 2 * cb_queue.cap : 256;
+		struct ksim_rcu_cb *cbs = realloc(cb_queue.cbs, cap * sizeof(*cbs));
+
+		if (!cbs) {
+			perror("ksim: call_rcu queue");
+			abort();
+		}
+		cb_queue.cbs = cbs;
+		cb_queue.cap = cap;
+	}
+	cb_queue.cbs[cb_queue.nr++] = (struct ksim_rcu_cb){ head, func };
 	cb_queued++;
 	if (!worker_running) {
 		worker_stop = false;
@@ -238,14 +306,12 @@ static void enqueue(struct rcu_head *head)
 
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
-	head->func = func;
-	enqueue(head);
+	enqueue(head, func);
 }
 
 void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr)
 {
-	head->func = (rcu_callback_t)(unsigned long)((char *)head - (char *)ptr);
-	enqueue(head);
+	enqueue(head, (rcu_callback_t)(unsigned long)((char *)head - (char *)ptr));
 }
 
 void rcu_barrier(void)

@@ -75,6 +75,22 @@ uint64_t ksim_rng_below(struct ksim_rng *rng, uint64_t bound);
 uint64_t ksim_seed(void);
 void ksim_set_seed(uint64_t seed);
 
+/*
+ * Debug-yield points: the shim calls ksim_yield_point() where kernel code
+ * synchronizes (lock acquire/release, rcu_read_lock/unlock, slab alloc/free,
+ * call_rcu).  With a probability set (stress --yield P, or KSIM_YIELD=P) the
+ * calling thread yields the CPU there, widening race windows.  Off: one
+ * predictable branch.
+ */
+extern uint32_t ksim_yield_threshold;	/* P * 2^32; 0 = off */
+void __ksim_yield_point(void);
+static inline void ksim_yield_point(void)
+{
+	if (__builtin_expect(ksim_yield_threshold != 0, 0))
+		__ksim_yield_point();
+}
+void ksim_set_yield(double probability);
+
 /* Process-wide init (idempotent): RCU, main-thread registration, env knobs. */
 void ksim_init(void);
 

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one stress convention (shim/ksim/stress.c), for every program under
+ * stress/: threads in roles (readers, writers, ...) run a component's loop
+ * against real kernel code until the clock runs out, then the program checks
+ * the final state, frees everything and prints one SUMMARY line.
+ *
+ *   prog [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED]
+ *        [--fault P] [--yield P] [-v|-q]
+ *
+ *   -r/-w     threads per role (the first role is "readers", the second
+ *             "writers"; programs with more roles take --role NAME=N)
+ *   -d        duration in seconds (fractions allowed)
+ *   -s        the run's seed; each thread's PRNG is derived from it and the
+ *             thread's role and index.  A thread's own choices replay from the
+ *             seed; the interleaving of threads does not (it is the point of
+ *             a stress run), so a replay reruns the same program, not the
+ *             same schedule.
+ *   --fault P every allocation fails with probability P (the shim's fault
+ *             engine; the seed also seeds it)
+ *   --yield P debug-yield: at shim yield points (lock acquire/release,
+ *             rcu_read_lock/unlock, slab alloc/free, call_rcu) yield the CPU
+ *             with probability P, widening race windows
+ *
+ * Output: a progress line every few seconds on stderr, then
+ *   SUMMARY prog=NAME seed=S seconds=T sanitizer=X <role>_ops_per_s=... checks=N failures=F result=PASS|FAIL
+ * Exit status 0 only if no check failed and the shim counted no problem
+ * (WARN, lockdep, RCU, leak...).  On failure the replay command is printed.
+ */
+#ifndef _KSIM_STRESS_H
+#define _KSIM_STRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ksim/ksim.h>
+
+#define KSIM_STRESS_MAX_ROLES	4
+#define KSIM_STRESS_MAX_THREADS	64
+
+struct ksim_stress_thread {
+	int role;		/* index into ksim_stress.roles */
+	int index;		/* within the role */
+	int id;			/* across all threads */
+	struct ksim_rng rng;
+	/* Written only by the thread itself (atomically, the main thread reads them for progress). */
+	unsigned long ops;
+	unsigned long checks;
+	void *priv;
+};
+
+struct ksim_stress_role {
+	const char *name;
+	int nr;			/* default thread count */
+	void (*fn)(struct ksim_stress_thread *t);	/* loops while ksim_stress_running() */
+};
+
+struct ksim_stress {
+	const char *name;
+	const char *what;	/* one line for --help */
+	struct ksim_stress_role roles[KSIM_STRESS_MAX_ROLES];
+	/* Before threads start / after they all stopped (final checks, free). */
+	void (*setup)(void);
+	void (*teardown)(void);
+};
+
+int ksim_stress_main(struct ksim_stress *s, int argc, char **argv);
+
+static inline bool ksim_stress_running(void)
+{
+	extern int ksim_stress_stop;
+
+	return !__atomic_load_n(&ksim_stress_stop, __ATOMIC_ACQUIRE);
+}
+
+static inline void ksim_stress_op(struct ksim_stress_thread *t)
+{
+	__atomic_store_n(&t->ops, t->ops + 1, __ATOMIC_RELAXED);
+}
+
+static inline void ksim_stress_checks(struct ksim_stress_thread *t, unsigned long n)
+{
+	__atomic_store_n(&t->checks, t->checks + n, __ATOMIC_RELAXED);
+}
+
+/* A failed check: print it (with the thread and seed), count it, stop the run. */
+void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define KSIM_STRESS_CHECK(t, cond, ...) do {				\
+	if (__builtin_expect(!(cond), 0))				\
+		ksim_stress_fail((t), __FILE__, __LINE__, "expected " #cond ": " __VA_ARGS__); \
+} while (0)
+
+/* The run's parameters, for programs that size their state from them. */
+int ksim_stress_threads(int role);
+double ksim_stress_duration(void);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stress runner (see ksim/stress.h): command line, threads, progress,
+ * the SUMMARY line and the exit status.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/rcupdate.h>
+#include <ksim/fault.h>
+#include <ksim/slab.h>
+#include <ksim/stress.h>
+
+int ksim_stress_stop;
+static unsigned long failures;
+static int nr_threads[KSIM_STRESS_MAX_ROLES];
+static double duration = 10;
+static const char *prog;
+static char replay[512];
+
+int ksim_stress_threads(int role)
+{
+	return role < KSIM_STRESS_MAX_ROLES ? nr_threads[role] : 0;
+}
+
+double ksim_stress_duration(void)
+{
+	return duration;
+}
+
+static const char *sanitizer(void)
+{
+#if defined(KSIM_TSAN)
+	return "tsan";
+#elif defined(__SANITIZE_ADDRESS__)
+	return "asan";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return "asan";
+#else
+	return "none";
+#endif
+#else
+	return "none";
+#endif
+}
+
+void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
+		      const char *fmt, ...)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	va_list ap;
+
+	pthread_mutex_lock(&lock);
+	failures++;
+	if (failures <= 10) {
+		fprintf(stderr, "ksim stress: FAILED check at %s:%d (thread %d", file, line,
+			t ? t->id : -1);
+		fprintf(stderr, ")\n  ");
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "\n");
+		ksim_dump_stack();
+	}
+	pthread_mutex_unlock(&lock);
+	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
+}
+
+static void *thread_main(void *arg)
+{
+	struct ksim_stress_thread *t = arg;
+	struct ksim_stress *s = t->priv;
+
+	t->priv = NULL;
+	rcu_register_thread();
+	s->roles[t->role].fn(t);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void usage(struct ksim_stress *s, FILE *out)
+{
+	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P] [--yield P] [-v|-q]\n"
+		"%s\n  roles:", prog, s->what);
+	for (int r = 0; r < KSIM_STRESS_MAX_ROLES && s->roles[r].name; r++)
+		fprintf(out, " %s (default %d)", s->roles[r].name, s->roles[r].nr);
+	fprintf(out, "\n  --role NAME=N sets any role's thread count; see shim/include/ksim/stress.h\n");
+}
+
+static int parse_double(const char *opt, const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (*end || !*arg || *out < 0) {
+		fprintf(stderr, "%s: %s %s: not a non-negative number\n", prog, opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *arg, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 0);
+
+	if (*end || !*arg || v < 0 || v > KSIM_STRESS_MAX_THREADS) {
+		fprintf(stderr, "%s: %s %s: not a thread count (0..%d)\n", prog, opt, arg,
+			KSIM_STRESS_MAX_THREADS);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "readers", required_argument, NULL, 'r' },
+		{ "writers", required_argument, NULL, 'w' },
+		{ "role", required_argument, NULL, 'R' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "fault", required_argument, NULL, 'f' },
+		{ "yield", required_argument, NULL, 'y' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct ksim_stress_thread threads[KSIM_STRESS_MAX_THREADS];
+	pthread_t tids[KSIM_STRESS_MAX_THREADS];
+	double fault_p = 0, yield_p = 0, t0, elapsed, next_progress;
+	unsigned long ops[KSIM_STRESS_MAX_ROLES] = { 0 }, checks = 0, problems, leaked;
+	bool seeded = false;
+	int c, nr = 0, nr_roles = 0;
+	char *end, *eq;
+	uint64_t seed = 0;
+
+	prog = argv[0];
+	while (nr_roles < KSIM_STRESS_MAX_ROLES && s->roles[nr_roles].name) {
+		nr_threads[nr_roles] = s->roles[nr_roles].nr;
+		nr_roles++;
+	}
+	while ((c = getopt_long(argc, argv, "r:w:d:s:vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+		case 'w':
+			if (parse_count(c == 'r' ? "-r" : "-w", optarg, &nr_threads[c == 'r' ? 0 : 1]))
+				return 2;
+			break;
+		case 'R':
+			eq = strchr(optarg, '=');
+			if (eq) {
+				int r;
+
+				for (r = 0; r < nr_roles; r++)
+					if (!strncmp(s->roles[r].name, optarg, eq - optarg) &&
+					    !s->roles[r].name[eq - optarg])
+						break;
+				if (r < nr_roles) {
+					if (parse_count("--role", eq + 1, &nr_threads[r]))
+						return 2;
+					break;
+				}
+			}
+			fprintf(stderr, "%s: --role %s: expected NAME=N with a role of this program (try --help)\n",
+				prog, optarg);
+			return 2;
+		case 'd':
+			if (parse_double("-d", optarg, &duration))
+				return 2;
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 0);
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s: --seed %s: not a number\n", prog, optarg);
+				return 2;
+			}
+			seeded = true;
+			break;
+		case 'f':
+			if (parse_double("--fault", optarg, &fault_p) || fault_p > 1) {
+				fprintf(stderr, "%s: --fault %s: expected a probability 0..1\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'y':
+			if (parse_double("--yield", optarg, &yield_p) || yield_p > 1) {
+				fprintf(stderr, "%s: --yield %s: expected a probability 0..1\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			ksim_verbose++;
+			break;
+		case 'q':
+			ksim_verbose = 0;
+			break;
+		case 'h':
+			usage(s, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "%s: bad option (try --help)\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
+		return 2;
+	}
+	if (!seeded) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid();
+	}
+	ksim_set_seed(seed);
+	ksim_init();
+	if (yield_p)
+		ksim_set_yield(yield_p);
+	for (int r = 0; r < nr_roles; r++)
+		nr += nr_threads[r];
+	if (nr > KSIM_STRESS_MAX_THREADS) {
+		fprintf(stderr, "%s: %d threads: at most %d\n", prog, nr, KSIM_STRESS_MAX_THREADS);
+		return 2;
+	}
+	snprintf(replay, sizeof(replay), "%s -d %g -s %" PRIu64, prog, duration, seed);
+	for (int r = 0; r < nr_roles; r++) {
+		size_t len = strlen(replay);
+
+		snprintf(replay + len, sizeof(replay) - len, " --role %s=%d", s->roles[r].name, nr_threads[r]);
+	}
+	if (fault_p) {
+		size_t len = strlen(replay);
+
+		snprintf(replay + len, sizeof(replay) - len, " --fault %g", fault_p);
+	}
+	if (yield_p) {
+		size_t len = strlen(replay);
+
+		snprintf(replay + len, sizeof(replay) - len, " --yield %g", yield_p);
+	}
+	printf("# %s: seed %" PRIu64 " (replay: %s)\n", s->name, seed, replay);
+	fflush(stdout);
+
+	ksim_slab_mark();
+	if (s->setup)
+		s->setup();
+	if (fault_p) {
+		struct ksim_fault_config cfg = { .probability = fault_p, .seed = seed, .times = -1 };
+
+		ksim_fault_set(&cfg);
+	}
+
+	nr = 0;
+	for (int r = 0; r < nr_roles; r++) {
+		for (int i = 0; i < nr_threads[r]; i++, nr++) {
+			struct ksim_stress_thread *t = &threads[nr];
+
+			t->role = r;
+			t->index = i;
+			t->id = nr;
+			ksim_rng_seed(&t->rng, seed ^ ((uint64_t)(r + 1) << 56) ^ ((uint64_t)i << 40));
+			t->priv = s;
+			if (pthread_create(&tids[nr], NULL, thread_main, t)) {
+				perror("pthread_create");
+				exit(2);
+			}
+		}
+	}
+
+	t0 = now();
+	next_progress = 5;
+	while ((elapsed = now() - t0) < duration && ksim_stress_running()) {
+		usleep(20000);
+		if (elapsed >= next_progress && ksim_verbose) {
+			fprintf(stderr, "# %s: %.0f/%.0f s", s->name, elapsed, duration);
+			for (int r = 0; r < nr_roles; r++) {
+				unsigned long n = 0;
+
+				for (int i = 0; i < nr; i++)
+					if (threads[i].role == r)
+						n += __atomic_load_n(&threads[i].ops, __ATOMIC_RELAXED);
+				fprintf(stderr, " %s %.3g ops/s", s->roles[r].name, n / elapsed);
+			}
+			fprintf(stderr, "\n");
+			next_progress += 5;
+		}
+	}
+	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < nr; i++)
+		pthread_join(tids[i], NULL);
+	elapsed = now() - t0;
+	ksim_fault_reset();
+	for (int i = 0; i < nr; i++) {
+		ops[threads[i].role] += threads[i].ops;
+		checks += threads[i].checks;
+	}
+
+	if (s->teardown)
+		s->teardown();
+	rcu_barrier();
+	leaked = ksim_slab_leak_check(stderr);
+	problems = ksim_problem_total();
+
+	printf("SUMMARY prog=%s seed=%" PRIu64 " seconds=%.1f sanitizer=%s", s->name, seed, elapsed,
+	       sanitizer());
+	for (int r = 0; r < nr_roles; r++)
+		printf(" %ss=%d %s_ops_per_s=%.0f", s->roles[r].name, nr_threads[r], s->roles[r].name,
+		       ops[r] / elapsed);
+	printf(" checks=%lu failures=%lu problems=%lu leaked=%lu fault=%g yield=%g result=%s\n",
+	       checks, failures, problems, leaked, fault_p, yield_p,
+	       failures || problems ? "FAIL" : "PASS");
+	if (failures || problems)
+		printf("# replay: %s\n", replay);
+	fflush(stdout);
+	return failures || problems ? 1 : 0;
+}

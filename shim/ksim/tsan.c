@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ThreadSanitizer defaults for every ksim binary built with the tsan preset.
+ *
+ * The RCU happens-before model is in shim/rcu/tree.c.  What remains are
+ * races the kernel code has on purpose: plain, word-sized stores to fields
+ * that lockless RCU readers load and re-check.  The kernel tolerates them
+ * (KCSAN's default CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC treats aligned
+ * word stores as atomic), TSan cannot know.  Each suppression names the
+ * writing function, is as narrow as TSan allows (a suppression matches a
+ * function anywhere on either stack).  A free that skips the grace period is
+ * still reported (stress/README.md shows the mutant), and ASan catches it as
+ * a use-after-free too.
+ *
+ * Built in through __tsan_default_suppressions(), so a replay command needs
+ * no TSAN_OPTIONS.
+ */
+#ifdef KSIM_TSAN
+/* Called from ksim_init(), so the linker keeps this file. */
+void ksim_tsan_init(void);
+void ksim_tsan_init(void)
+{
+}
+
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_options(void);
+
+const char *__tsan_default_suppressions(void)
+{
+	return
+		/* lib/maple_tree.c: a dead node points its parent at itself;
+		 * readers load ->parent (ma_dead_node) to notice and re-walk. */
+		"race:mte_set_node_dead\n"
+		/* lib/maple_tree.c: children of a replaced node get their new
+		 * parent; readers ascending or checking for death load it. */
+		"race:mas_set_parent\n"
+		/* lib/maple_tree.c: the tree height lives in ma_flags, which
+		 * readers load for mt_external_lock()/mt_height(). */
+		"race:mas_set_height\n"
+		/* lib/maple_tree.c: in RCU mode a slot store may update one
+		 * pivot in place (mas_wr_slot_store); readers re-check. */
+		"race:mas_wr_slot_store\n"
+		/* lib/maple_tree.c: nodes being retired are chained through
+		 * their pivots (mat_add) and walked for freeing
+		 * (mt_destroy_walk) after being marked dead. */
+		"race:mat_add\n"
+		"race:mt_destroy_walk\n"
+		/* lib/maple_tree.c: new nodes are zeroed (mas_pop_node) and
+		 * filled (mab_mas_cp) before publication, but readers can
+		 * reach them through ->parent, a plain load with only an
+		 * address dependency, which TSan does not model. */
+		"race:mas_pop_node\n"
+		"race:mas_alloc_nodes\n"
+		"race:mab_mas_cp\n"
+		"race:mas_wr_node_store\n"
+		/* liburcu's grace-period futex word (urcu-common.h), inlined
+		 * into our rcu_read_unlock(); liburcu's own design. */
+		"race:urcu_common_wake_up_gp\n";
+}
+
+const char *__tsan_default_options(void)
+{
+	/* Keep going after a report, so a run shows all of them; exit non-zero. */
+	return "halt_on_error=0:exitcode=66:second_deadlock_stack=1";
+}
+#endif
