@@ -2,7 +2,7 @@
 # missing (packages, kernel source, configure) on first use.
 #
 #   make test                 build (ASan+UBSan) and run the tests through CTest
-#   make stress [DURATION=s]  the threaded kernel tests, round after round
+#   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
 #   make bench                all benchmarks (bench-maple-suite, ...)
 #   make fuzz-<target>        an AFL++ campaign
 #   KSRC=/path/to/linux make test   test your own kernel tree
@@ -38,14 +38,20 @@ configure: bootstrap
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The tests, then the short stress tier again under ThreadSanitizer (the
+# default tree is ASan+UBSan): the TSan RCU model is checked on every run.
+TSAN_BUILD = build/tsan$(KTAG)
 test: build
 	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 900
+	@$(MAKE) --no-print-directory PRESET=tsan configure
+	@cmake --build $(TSAN_BUILD) --target stress-programs -j $(JOBS)
+	@ctest --test-dir $(TSAN_BUILD) -L stress-short -j $(JOBS) --output-on-failure --timeout 900
 
-# Stress runs under ASan until the shim's RCU happens-before model for
-# ThreadSanitizer lands (stress/README.md); STRESS_PRESET=tsan to try TSan.
-STRESS_PRESET ?= default
+# Every stress program under ThreadSanitizer (STRESS_PRESET=default: ASan+UBSan).
+STRESS_PRESET ?= tsan
 stress:
-	@$(MAKE) --no-print-directory PRESET=$(STRESS_PRESET) build
+	@$(MAKE) --no-print-directory PRESET=$(STRESS_PRESET) configure
+	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
 	@scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
 bench: bench-maple-suite

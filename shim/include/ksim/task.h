@@ -47,7 +47,7 @@ int ksim_task_assign_id(void);
  * misfires when this is inlined into some kernel functions (seen in
  * mtree_load()), reporting "member access within null pointer".
  */
-__attribute__((no_sanitize_undefined))
+__attribute__((no_sanitize("undefined")))
 static inline struct ksim_task *ksim_task(void)
 {
 	struct ksim_task *t = &ksim_current_task;

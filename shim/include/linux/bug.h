@@ -53,6 +53,8 @@
 #define __BUILD_BUG_ON_ZERO_DEFINED
 #define BUILD_BUG_ON_ZERO(e)	((int)(sizeof(struct { int:(-!!(e)); })))
 #endif
+/* The kernel's form; <assert.h> may have defined the C11 one first. */
+#undef static_assert
 #define static_assert(expr, ...) __static_assert(expr, ##__VA_ARGS__, #expr)
 #define __static_assert(expr, msg, ...) _Static_assert(expr, msg)
 

@@ -1,0 +1,84 @@
+"""ksim stress: every stress program of a build, until the time is used up.
+
+Each program (stress/programs.tsv in the build) runs twice: plain, and with
+allocation failures and debug-yield (the shim's race-window widening).  The
+programs print their own progress every few seconds; this prints which run is
+on, then one table.  Any failed check, shim problem or sanitizer report fails
+the run; its log is kept under ksim-out/stress/ with the command that replays
+its seed.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+SAN_REPORT = re.compile(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
+                        r"runtime error:|ksim: BUG")
+VARIANTS = [("plain", []), ("fault+yield", ["--fault", "0.005", "--yield", "0.01"])]
+
+
+def programs(build):
+    path = os.path.join(build, "stress", "programs.tsv")
+    if not os.path.exists(path):
+        sys.exit(f"ksim: {path} missing: is {build} a configured and built ksim tree?")
+    out = []
+    for line in open(path):
+        if line.strip():
+            name, exe = line.rstrip("\n").split("\t")
+            out.append((name, exe))
+    return out
+
+
+def run(args, outdir):
+    progs = programs(args.build)
+    if args.programs:
+        want = args.programs.split(",")
+        unknown = [p for p in want if p not in dict(progs)]
+        if unknown:
+            sys.exit(f"ksim: no stress program {', '.join(unknown)} (have: {', '.join(n for n, _ in progs)})")
+        progs = [p for p in progs if p[0] in want]
+    runs = [(name, exe, vname, vargs) for name, exe in progs for vname, vargs in VARIANTS]
+    per_run = max(3.0, args.duration / len(runs))
+    seed = args.seed if args.seed is not None else int(time.time()) & 0xffffffff
+    print(f"ksim stress: {len(progs)} program(s), {len(runs)} runs of {per_run:.0f} s, "
+          f"build {args.build}, first seed {seed}", flush=True)
+    rows, failed = [], 0
+    for i, (name, exe, vname, vargs) in enumerate(runs, 1):
+        s = seed + i - 1
+        cmd = [exe, "-d", f"{per_run:g}", "-s", str(s)] + vargs
+        print(f"[{i}/{len(runs)}] {name} ({vname}), seed {s}", flush=True)
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        log = []
+        for line in p.stdout:
+            log.append(line)
+            if line.startswith("# ") and " ops/s" in line:
+                print("   " + line.rstrip(), flush=True)
+        p.wait()
+        text = "".join(log)
+        m = re.search(r"^SUMMARY prog=.*$", text, re.M)
+        summary = dict(kv.split("=", 1) for kv in m.group(0).split()[1:]) if m else {}
+        reports = len(SAN_REPORT.findall(text))
+        ok = p.returncode == 0 and reports == 0 and summary.get("result") == "PASS"
+        ops = " ".join(f"{k[:-len('_ops_per_s')]} {float(v):.3g}" for k, v in summary.items()
+                       if k.endswith("_ops_per_s"))
+        rows.append((f"{name} ({vname})", summary.get("sanitizer", "?"),
+                     f"{time.monotonic() - t0:.1f}", ops or "-", summary.get("checks", "-"),
+                     "PASS" if ok else f"FAIL ({reports} sanitizer report(s))" if reports else "FAIL"))
+        if not ok:
+            failed += 1
+            os.makedirs(outdir, exist_ok=True)
+            path = os.path.join(outdir, f"{name}-{vname.replace('+', '-')}-seed{s}.log")
+            replay = " ".join(cmd)
+            with open(path, "w") as f:
+                f.write(f"# replay: {replay}\n# exit status {p.returncode}\n{text}")
+            print(f"   FAILED (exit {p.returncode}); log: {path}\n   replay: {replay}", flush=True)
+    widths = [max(len(str(r[k])) for r in rows + [("program", "sanitizer", "seconds", "ops/s", "checks", "result")])
+              for k in range(6)]
+    head = ("program", "sanitizer", "seconds", "ops/s", "checks", "result")
+    print()
+    for r in [head] + rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    print(f"\nksim stress: {len(rows) - failed} of {len(rows)} runs passed")
+    return 1 if failed else 0
