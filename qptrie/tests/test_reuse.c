@@ -1,0 +1,2 @@
+#include <ksim/test.h>
+KSIM_TEST(placeholder) {}
