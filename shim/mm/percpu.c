@@ -12,36 +12,37 @@
 __thread int ksim_cpu_pinned;
 const struct cpumask ksim_cpu_possible_mask = { { (1UL << KSIM_NR_CPUS) - 1 } };
 
-#define KSIM_PCPU_HDR	16	/* keeps CPU areas 16-byte aligned */
+/* Two words before CPU 0's copy: the stride and the offset from the block. */
+#define KSIM_PCPU_HDR	16
 
 void *ksim_alloc_percpu(size_t size, size_t align, gfp_t gfp, KSIM_SITE_ARGS)
 {
 	size_t stride, total;
-	char *blk;
+	char *blk, *p;
 
-	if (!size)
+	if (!size || (align & (align - 1)) || align > 4096)
 		return NULL;
-	if (align < 8)
-		align = 8;
-	if (align > KSIM_PCPU_HDR)
-		return NULL;
+	if (align < 16)
+		align = 16;
 	stride = ALIGN(size, align);
-	total = KSIM_PCPU_HDR + stride * KSIM_NR_CPUS;
-	blk = ksim_kvmalloc(total, (gfp & ~__GFP_ZERO) | __GFP_ZERO, func, file, line);
+	total = KSIM_PCPU_HDR + (align - 16) + stride * KSIM_NR_CPUS;
+	blk = ksim_kvmalloc(total, gfp | __GFP_ZERO, func, file, line);
 	if (!blk)
 		return NULL;
-	*(size_t *)blk = stride;
-	return blk + KSIM_PCPU_HDR;
+	p = (char *)ALIGN((unsigned long)blk + KSIM_PCPU_HDR, align);
+	((size_t *)p)[-2] = stride;
+	((size_t *)p)[-1] = p - blk;
+	return p;
 }
 
 size_t ksim_percpu_stride(const void __percpu *p)
 {
-	return *(const size_t *)((const char *)p - KSIM_PCPU_HDR);
+	return ((const size_t *)p)[-2];
 }
 
 void free_percpu(void __percpu *p)
 {
 	if (!p)
 		return;
-	kvfree((char *)p - KSIM_PCPU_HDR);
+	kvfree((char *)p - ((size_t *)p)[-1]);
 }

@@ -30,6 +30,7 @@
 #include <linux/percpu_counter.h>
 #include <linux/list_nulls.h>
 #include <uapi/linux/bpf.h>
+#include <asm/byteorder.h>
 
 /*
  * The posted qp-trie series adds these to the uapi; a tree without the
@@ -327,6 +328,9 @@ static inline void bpf_map_dec_elem_count(struct bpf_map *map)
 	this_cpu_dec(*map->elem_count);
 }
 s64 bpf_map_sum_elem_count(const struct bpf_map *map);
+
+/* Batch ops' quiescent state for RCU tasks (mapped onto normal RCU). */
+#define cond_resched_tasks_rcu_qs()	cond_resched()
 
 /* No programs run: instrumentation and "bpf_prog_active" are bookkeeping. */
 DECLARE_PER_CPU(int, bpf_prog_active);

@@ -3,6 +3,7 @@
 #ifndef _LINUX_CPUMASK_H
 #define _LINUX_CPUMASK_H
 
+#include <linux/kernel.h>	/* WARN_ON_ONCE, min/max, as the kernel's chain provides */
 #include <linux/smp.h>
 
 struct cpumask { unsigned long bits[1]; };

@@ -38,6 +38,8 @@ static inline void ksim_set_cpu(int cpu)
 #define num_online_cpus()	KSIM_NR_CPUS
 #define smp_processor_id()	ksim_cpu()
 #define raw_smp_processor_id()	ksim_cpu()
+/* cant_migrate(): a debug assertion; migrate_disable() is bookkeeping here. */
+#define cant_migrate()		do { } while (0)
 #define get_cpu()		({ preempt_disable(); smp_processor_id(); })
 #define put_cpu()		preempt_enable()
 

@@ -199,15 +199,15 @@ static void defer(struct bpf_mem_cache *c, void *base, int op)
 static void poison_unit(struct bpf_mem_cache *c, void *base)
 {
 	char *p = (char *)base + LLIST_NODE_SZ;
+	void *pptr = c->percpu_size ? ((void **)base)[1] : NULL;
 
 	memset(p, KSIM_POISON_FREE, c->unit_size - LLIST_NODE_SZ);
+	if (pptr)	/* per-CPU units keep their area's pointer */
+		((void **)base)[1] = pptr;
 	ASAN_POISON_MEMORY_REGION(p, c->unit_size - LLIST_NODE_SZ);
-	if (c->percpu_size) {
-		void *pptr = ((void **)base)[1];
-
+	if (pptr)
 		for (int cpu = 0; cpu < (int)nr_cpu_ids; cpu++)
 			ASAN_POISON_MEMORY_REGION(per_cpu_ptr(pptr, cpu), c->percpu_size);
-	}
 }
 
 static void unpoison_check_unit(struct bpf_mem_cache *c, void *base)
@@ -216,6 +216,12 @@ static void unpoison_check_unit(struct bpf_mem_cache *c, void *base)
 	size_t n = c->unit_size - LLIST_NODE_SZ;
 
 	ASAN_UNPOISON_MEMORY_REGION(p, n);
+	if (c->percpu_size) {
+		void *pptr = ((void **)base)[1];
+
+		for (int cpu = 0; cpu < (int)nr_cpu_ids; cpu++)
+			ASAN_UNPOISON_MEMORY_REGION(per_cpu_ptr(pptr, cpu), c->percpu_size);
+	}
 	/* per-CPU units: the first payload word is the per-CPU pointer */
 	for (size_t i = c->percpu_size ? sizeof(void *) : 0; i < n; i++) {
 		if (p[i] != KSIM_POISON_FREE) {
@@ -236,17 +242,7 @@ static void quarantine_put(struct bpf_mem_cache *c, void *base)
 {
 	struct ksim_bpf_ma *k = c->ma;
 	void *old = NULL;
-	void *pptr = c->percpu_size ? ((void **)base)[1] : NULL;
-
-	/* keep the per-CPU pointer where unit_kfree finds it: first word */
-	*(void **)base = c;
 	poison_unit(c, base);
-	if (pptr) {
-		/* the poisoned pointer slot: restore it through the header side */
-		ASAN_UNPOISON_MEMORY_REGION((char *)base + LLIST_NODE_SZ, sizeof(void *));
-		((void **)base)[1] = pptr;
-		ASAN_POISON_MEMORY_REGION((char *)base + LLIST_NODE_SZ, sizeof(void *));
-	}
 	pthread_mutex_lock(&k->qlock);
 	if (k->qcount == KSIM_BPF_MEM_QUARANTINE) {
 		old = k->quarantine[k->qhead];
