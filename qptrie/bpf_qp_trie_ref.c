@@ -48,7 +48,7 @@ struct qp_trie_leaf {
 	struct rcu_head rcu;
 	struct qp_trie *trie;
 	u32 key_len;
-	u8 data[];		/* key, then the value at round_up(key_len, 8) */
+	u8 data[] __aligned(8);	/* key, then the value at round_up(key_len, 8) */
 };
 
 struct qp_trie_branch {

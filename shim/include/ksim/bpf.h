@@ -68,5 +68,10 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 /* What a BPF program's bpf_map_lookup_elem() returns (pointer into the
  * map, valid under rcu_read_lock only); caller holds rcu_read_lock(). */
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len);
+/* The program helpers bpf_map_update_elem()/bpf_map_delete_elem(): straight
+ * to the ops, no value copy; caller holds rcu_read_lock(). */
+int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
+			 void *value, u64 flags);
+int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len);
 
 #endif

@@ -386,6 +386,25 @@ void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
 	return map->ops->map_lookup_elem(map, k.ptr);
 }
 
+int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
+			 void *value, u64 flags)
+{
+	struct ksim_key k;
+
+	if (make_key(map, key, key_len, &k))
+		return -EINVAL;
+	return map->ops->map_update_elem(map, k.ptr, value, flags);
+}
+
+int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
+{
+	struct ksim_key k;
+
+	if (make_key(map, key, key_len, &k))
+		return -EINVAL;
+	return map->ops->map_delete_elem(map, k.ptr);
+}
+
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags)
 {
