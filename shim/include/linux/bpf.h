@@ -35,12 +35,12 @@
 /*
  * The posted qp-trie series adds these to the uapi; a tree without the
  * series gets values of ours (BPF_F_DYNPTR_KEY outside the mainline flag
- * range, BPF_MAP_TYPE_QP_TRIE after the last mainline type).
+ * range, BPF_MAP_TYPE_QP_TRIE a number no mainline type uses).
  */
 #ifndef BPF_F_DYNPTR_KEY
 #define BPF_F_DYNPTR_KEY	(1U << 30)
 #endif
-#define KSIM_BPF_MAP_TYPE_QP_TRIE	((enum bpf_map_type)(__MAX_BPF_MAP_TYPE + 1))
+#define KSIM_BPF_MAP_TYPE_QP_TRIE	((enum bpf_map_type)1000)	/* beyond any mainline type */
 
 #define KSIM_BPF_ERA_LONG	(KSIM_KVER_CODE >= 0x060400)	/* ops return long */
 #if KSIM_BPF_ERA_LONG
