@@ -16,8 +16,9 @@
 #define preempt_enable_no_resched()	preempt_enable()
 #define preempt_disable_notrace()	preempt_disable()
 #define preempt_enable_notrace()	preempt_enable()
-#define migrate_disable()	preempt_disable()
-#define migrate_enable()	preempt_enable()
+/* The kernel's migrate_disable() pins the CPU but stays preemptible and may sleep. */
+#define migrate_disable()	barrier()
+#define migrate_enable()	barrier()
 #define preemptible()		(ksim_task()->preempt_count == 0 && !ksim_task()->irqs_off)
 #define in_atomic()		(ksim_task()->preempt_count != 0 || in_softirq())
 #define in_softirq()		(ksim_task()->softirq_count != 0 || in_serving_softirq())

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF map driver: what the bpf(2) syscall's map commands do in
+ * kernel/bpf/syscall.c (map_create, map_lookup_elem, map_update_elem,
+ * map_delete_elem, map_get_next_key, map_lookup_and_delete_elem, the final
+ * map put), driving any map only through its struct bpf_map_ops.
+ * Implementation: shim/kernel/bpf/syscall.c.  Used by qptrie/ tests and
+ * benchmarks, and meant for stress/ and fuzz/.
+ *
+ * Keys are byte strings.  For fixed-key maps key_len must equal key_size.
+ * For BPF_F_DYNPTR_KEY maps (qp-trie) the driver wraps the bytes in a
+ * struct bpf_dynptr_kern as the series' syscall layer does; get_next_key
+ * hands the map a dynptr of map_extra bytes and returns the size the map
+ * set.  Values are value_size bytes, or round_up(value_size, 8) * nr_cpus
+ * for per-CPU maps (ksim_bpf_value_size()).
+ *
+ * Every call returns 0 or a negative errno, as the syscall would.
+ */
+#ifndef _KSIM_BPF_H
+#define _KSIM_BPF_H
+
+#include <linux/bpf.h>
+
+struct ksim_bpf_variant {
+	const char *name;		/* "hash", "lru_hash", "lpm_trie", "qp_trie_ref", ... */
+	const struct bpf_map_ops *ops;
+	enum bpf_map_type map_type;
+	u32 map_flags;			/* added to the caller's */
+	unsigned int kind;		/* KSIM_BPF_KIND_* */
+};
+#define KSIM_BPF_KIND_HASH	0x1	/* exact-match, unordered get_next_key */
+#define KSIM_BPF_KIND_LRU	0x2	/* evicts instead of -E2BIG when full */
+#define KSIM_BPF_KIND_PERCPU	0x4	/* per-CPU values */
+#define KSIM_BPF_KIND_LPM	0x8	/* longest-prefix match, bpf_lpm_trie_key_u8 keys */
+#define KSIM_BPF_KIND_DYNPTR	0x10	/* variable-length dynptr keys, ordered walk */
+#define KSIM_BPF_KIND_KERNEL	0x20	/* code from the kernel tree (vs ours) */
+
+/* The variants built into this binary (qptrie/variants.c), NULL-terminated. */
+extern const struct ksim_bpf_variant *const ksim_bpf_variants[];
+const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
+
+struct ksim_bpf_map_attr {
+	u32 key_size;		/* dynptr maps: 0 (key size is map_extra) */
+	u32 value_size;
+	u32 max_entries;
+	u32 map_flags;
+	u64 map_extra;
+	int numa_node;
+};
+
+/* map_create(): alloc_check, alloc, then the syscall's initialisation. */
+struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
+				    const struct ksim_bpf_map_attr *a, int *err);
+/* The last bpf_map_put(): ops->map_free(). */
+void ksim_bpf_map_free(struct bpf_map *map);
+
+u32 ksim_bpf_value_size(const struct bpf_map *map);
+int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
+			void *value, u64 flags);
+int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
+			const void *value, u64 flags);
+int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len);
+int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
+				   void *value, u64 flags);
+/* key == NULL: the first key.  *next_len: in: buffer size, out: key size. */
+int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
+			      void *next_key, u32 *next_len);
+/* What a BPF program's bpf_map_lookup_elem() returns (pointer into the
+ * map, valid under rcu_read_lock only); caller holds rcu_read_lock(). */
+void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len);
+/* The program helpers bpf_map_update_elem()/bpf_map_delete_elem(): straight
+ * to the ops, no value copy; caller holds rcu_read_lock(). */
+int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
+			 void *value, u64 flags);
+int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len);
+
+#endif

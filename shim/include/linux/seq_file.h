@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * seq_file: declared so BPF map iterators and map_seq_show_elem compile.
+ * The seq_* output functions print to the FILE the struct wraps.
+ */
+#ifndef _LINUX_SEQ_FILE_H
+#define _LINUX_SEQ_FILE_H
+
+#include <stdio.h>
+#include <linux/types.h>
+
+struct seq_file {
+	FILE *out;
+	void *private;
+};
+struct seq_operations {
+	void *(*start)(struct seq_file *m, loff_t *pos);
+	void (*stop)(struct seq_file *m, void *v);
+	void *(*next)(struct seq_file *m, void *v, loff_t *pos);
+	int (*show)(struct seq_file *m, void *v);
+};
+#define seq_printf(m, fmt, ...)	fprintf((m)->out, fmt, ##__VA_ARGS__)
+#define seq_puts(m, s)		fputs((s), (m)->out)
+#define seq_putc(m, c)		fputc((c), (m)->out)
+
+#endif

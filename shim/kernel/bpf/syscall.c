@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The map half of kernel/bpf/syscall.c, rewritten for ksim: the helpers map
+ * implementations call (bpf_map_area_alloc, bpf_map_init_from_attr,
+ * bpf_map_kmalloc_node, ...) and a driver (ksim/bpf.h) doing what the
+ * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
+ * around the ops, value copies through a buffer, -ENOENT for a missing
+ * element.  Differences: no file descriptors, no BTF (a map with
+ * btf_*_type_id gets -EOPNOTSUPP), no batch commands (generic_map_*_batch
+ * return -ENOTSUPP), no programs (verifier/iterator hooks return
+ * -ENOTSUPP), map_free runs synchronously at the final put.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <linux/kernel.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/random.h>
+#include <ksim/bpf.h>
+#include <ksim/ksim.h>
+
+DEFINE_PER_CPU(int, bpf_prog_active);
+
+/* ---- helpers kernel map code calls ---- */
+
+void *bpf_map_area_alloc(u64 size, int numa_node)
+{
+	(void)numa_node;
+	if (size >= SIZE_MAX)
+		return NULL;
+	/* kmalloc up to PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER, else vmalloc */
+	if (size <= (4096 << 3)) {
+		void *p = kmalloc(size, __GFP_NOWARN | __GFP_ZERO | GFP_USER | __GFP_NORETRY);
+
+		if (p)
+			return p;
+	}
+	return __vmalloc(size, __GFP_NOWARN | __GFP_ZERO | GFP_KERNEL | __GFP_RETRY_MAYFAIL);
+}
+
+void *bpf_map_area_mmapable_alloc(u64 size, int numa_node)
+{
+	return bpf_map_area_alloc(size, numa_node);
+}
+
+void bpf_map_area_free(void *area)
+{
+	kvfree(area);
+}
+
+void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr)
+{
+	map->map_type = attr->map_type;
+	map->key_size = attr->key_size;
+	map->value_size = attr->value_size;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags & ~(BPF_F_RDONLY | BPF_F_WRONLY);
+	map->numa_node = bpf_map_attr_numa_node(attr);
+	map->map_extra = attr->map_extra;
+}
+
+bool bpf_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1)
+{
+	return meta0->map_type == meta1->map_type &&
+		meta0->key_size == meta1->key_size &&
+		meta0->value_size == meta1->value_size &&
+		meta0->map_flags == meta1->map_flags &&
+		meta0->max_entries == meta1->max_entries;
+}
+
+void *ksim_bpf_map_kmalloc_node(const struct bpf_map *map, size_t size, gfp_t flags,
+				int node, KSIM_SITE_ARGS)
+{
+	(void)map; (void)node;
+	return ksim_kmalloc(size, flags | __GFP_ACCOUNT, func, file, line);
+}
+
+void *ksim_bpf_map_kzalloc(const struct bpf_map *map, size_t size, gfp_t flags, KSIM_SITE_ARGS)
+{
+	(void)map;
+	return ksim_kmalloc(size, flags | __GFP_ZERO | __GFP_ACCOUNT, func, file, line);
+}
+
+void *ksim_bpf_map_kvcalloc(struct bpf_map *map, size_t n, size_t size, gfp_t flags, KSIM_SITE_ARGS)
+{
+	(void)map;
+	return ksim_kvmalloc_array(n, size, flags | __GFP_ZERO | __GFP_ACCOUNT, func, file, line);
+}
+
+void __percpu *ksim_bpf_map_alloc_percpu(const struct bpf_map *map, size_t size,
+					 size_t align, gfp_t flags, KSIM_SITE_ARGS)
+{
+	(void)map;
+	return ksim_alloc_percpu(size, align, flags | __GFP_ACCOUNT, func, file, line);
+}
+
+s64 bpf_map_sum_elem_count(const struct bpf_map *map)
+{
+	s64 sum = 0;
+	int cpu;
+
+	if (!map->elem_count)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(map->elem_count, cpu));
+	return sum;
+}
+
+void bpf_map_inc(struct bpf_map *map)
+{
+	atomic64_inc(&map->refcnt);
+}
+
+void bpf_map_inc_with_uref(struct bpf_map *map)
+{
+	atomic64_inc(&map->refcnt);
+	atomic64_inc(&map->usercnt);
+}
+
+void bpf_map_put(struct bpf_map *map)
+{
+	if (atomic64_dec_and_test(&map->refcnt))
+		map->ops->map_free(map);
+}
+
+void bpf_map_put_with_uref(struct bpf_map *map)
+{
+	if (atomic64_dec_and_test(&map->usercnt) && map->ops->map_release_uref)
+		map->ops->map_release_uref(map);
+	bpf_map_put(map);
+}
+
+/* ---- not emulated: programs, BTF, batches, map-in-map ---- */
+
+#if KSIM_BPF_ERA_LONG
+int generic_map_update_batch(struct bpf_map *map, struct file *map_file,
+			     const union bpf_attr *attr, union bpf_attr __user *uattr)
+#else
+int generic_map_update_batch(struct bpf_map *map, const union bpf_attr *attr,
+			     union bpf_attr __user *uattr)
+#endif
+{
+	return -ENOTSUPP;
+}
+
+int generic_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr,
+			     union bpf_attr __user *uattr)
+{
+	return -ENOTSUPP;
+}
+
+int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr,
+			     union bpf_attr __user *uattr)
+{
+	return -ENOTSUPP;
+}
+
+int map_check_no_btf(const struct bpf_map *map, const struct btf *btf,
+		     const struct btf_type *key_type, const struct btf_type *value_type)
+{
+	return -ENOTSUPP;
+}
+
+int map_set_for_each_callback_args(struct bpf_verifier_env *env,
+				   struct bpf_func_state *caller,
+				   struct bpf_func_state *callee)
+{
+	return -ENOTSUPP;
+}
+
+struct bpf_prog *bpf_iter_get_info(struct bpf_iter_meta *meta, bool in_stop)
+{
+	return NULL;	/* no iterator program attached */
+}
+
+int bpf_iter_run_prog(struct bpf_prog *prog, void *ctx)
+{
+	return 0;
+}
+
+void btf_type_seq_show(const struct btf *btf, u32 type_id, void *obj, struct seq_file *m)
+{
+	seq_puts(m, "<no BTF>");
+}
+
+void bpf_free_used_maps(void *aux) { }
+
+struct bpf_map *bpf_map_meta_alloc(int inner_map_ufd)
+{
+	return ERR_PTR(-ENOTSUPP);
+}
+
+void bpf_map_meta_free(struct bpf_map *map_meta) { }
+
+void *bpf_map_fd_get_ptr(struct bpf_map *map, struct file *map_file, int ufd)
+{
+	return ERR_PTR(-ENOTSUPP);
+}
+
+#ifdef KSIM_BPF_FD_PUT_NEED_DEFER
+void bpf_map_fd_put_ptr(struct bpf_map *map, void *ptr, bool need_defer) { }
+#else
+void bpf_map_fd_put_ptr(void *ptr) { }
+#endif
+
+u32 bpf_map_fd_sys_lookup_elem(void *ptr)
+{
+	return 0;
+}
+
+/* ---- randomness: the run's seed ---- */
+
+static struct ksim_rng ksim_bpf_rng;
+static bool ksim_bpf_rng_ready;
+static pthread_mutex_t ksim_bpf_rng_lock = PTHREAD_MUTEX_INITIALIZER;
+
+u64 get_random_u64(void)
+{
+	u64 v;
+
+	pthread_mutex_lock(&ksim_bpf_rng_lock);
+	if (!ksim_bpf_rng_ready) {
+		ksim_rng_seed(&ksim_bpf_rng, ksim_seed() ^ 0x6270662d72616e64ULL);
+		ksim_bpf_rng_ready = true;
+	}
+	v = ksim_rng_next(&ksim_bpf_rng);
+	pthread_mutex_unlock(&ksim_bpf_rng_lock);
+	return v;
+}
+
+u32 get_random_u32(void)
+{
+	return (u32)get_random_u64();
+}
+
+/* ---- the driver ---- */
+
+/* Weak: the per-CPU hash helpers come with hashtab.c when it is linked. */
+int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribute__((weak));
+int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
+	__attribute__((weak));
+
+static bool is_percpu(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+static bool is_dynptr(const struct bpf_map *map)
+{
+	return map->map_flags & BPF_F_DYNPTR_KEY;
+}
+
+u32 ksim_bpf_value_size(const struct bpf_map *map)
+{
+	if (is_percpu(map))
+		return round_up(map->value_size, 8) * num_possible_cpus();
+	return map->value_size;
+}
+
+struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
+				    const struct ksim_bpf_map_attr *a, int *errp)
+{
+	const struct bpf_map_ops *ops = v->ops;
+	union bpf_attr attr;
+	struct bpf_map *map;
+	int err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = v->map_type;
+	attr.key_size = a->key_size;
+	attr.value_size = a->value_size;
+	attr.max_entries = a->max_entries;
+	attr.map_flags = a->map_flags | v->map_flags;
+	attr.map_extra = a->map_extra;
+	attr.numa_node = a->numa_node;
+
+	/* map_create() */
+	err = -EINVAL;
+	if (attr.map_type != BPF_MAP_TYPE_BLOOM_FILTER &&
+	    !(v->kind & KSIM_BPF_KIND_DYNPTR) && attr.map_extra != 0)
+		goto fail;
+	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
+		goto fail;
+	if ((attr.map_flags & BPF_F_NUMA_NODE) &&
+	    (attr.numa_node >= 1 || attr.numa_node < 0))
+		goto fail;	/* one node: 0 */
+	/* find_and_alloc_map() */
+	if (ops->map_alloc_check) {
+		err = ops->map_alloc_check(&attr);
+		if (err)
+			goto fail;
+	}
+	map = ops->map_alloc(&attr);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto fail;
+	}
+	map->ops = ops;
+	map->map_type = attr.map_type;
+	atomic64_set(&map->refcnt, 1);
+	atomic64_set(&map->usercnt, 1);
+	mutex_init(&map->freeze_mutex);
+	*errp = 0;
+	return map;
+fail:
+	*errp = err;
+	return NULL;
+}
+
+void ksim_bpf_map_free(struct bpf_map *map)
+{
+	if (!map)
+		return;
+	bpf_map_put_with_uref(map);
+}
+
+/* The key the ops see: the bytes, or a dynptr to them. */
+struct ksim_key {
+	struct bpf_dynptr_kern dynptr;
+	void *ptr;
+};
+
+static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ksim_key *k)
+{
+	if (is_dynptr(map)) {
+		if (!key_len || key_len > map->map_extra)
+			return -EINVAL;
+		bpf_dynptr_init(&k->dynptr, (void *)key, BPF_DYNPTR_TYPE_LOCAL, 0, key_len);
+		k->ptr = &k->dynptr;
+		return 0;
+	}
+	if (key_len != map->key_size)
+		return -EINVAL;
+	k->ptr = (void *)key;
+	return 0;
+}
+
+int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
+			void *value, u64 flags)
+{
+	struct ksim_key k;
+	void *ptr;
+	int err;
+
+	if (flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
+		return -EINVAL;
+	err = make_key(map, key, key_len, &k);
+	if (err)
+		return err;
+	/* bpf_map_copy_value() */
+	bpf_disable_instrumentation();
+	if (is_percpu(map) && bpf_percpu_hash_copy) {
+		err = bpf_percpu_hash_copy(map, k.ptr, value);
+	} else {
+		rcu_read_lock();
+		if (map->ops->map_lookup_elem_sys_only)
+			ptr = map->ops->map_lookup_elem_sys_only(map, k.ptr);
+		else
+			ptr = map->ops->map_lookup_elem(map, k.ptr);
+		if (IS_ERR(ptr)) {
+			err = PTR_ERR(ptr);
+		} else if (!ptr) {
+			err = -ENOENT;
+		} else {
+			err = 0;
+			copy_map_value(map, value, ptr);
+			check_and_init_map_value(map, value);
+		}
+		rcu_read_unlock();
+	}
+	bpf_enable_instrumentation();
+	return err;
+}
+
+void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
+{
+	struct ksim_key k;
+
+	if (make_key(map, key, key_len, &k))
+		return NULL;
+	return map->ops->map_lookup_elem(map, k.ptr);
+}
+
+int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
+			 void *value, u64 flags)
+{
+	struct ksim_key k;
+
+	if (make_key(map, key, key_len, &k))
+		return -EINVAL;
+	return map->ops->map_update_elem(map, k.ptr, value, flags);
+}
+
+int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
+{
+	struct ksim_key k;
+
+	if (make_key(map, key, key_len, &k))
+		return -EINVAL;
+	return map->ops->map_delete_elem(map, k.ptr);
+}
+
+int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
+			const void *value, u64 flags)
+{
+	struct ksim_key k;
+	void *vbuf;
+	int err;
+
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
+		return -EINVAL;
+	err = make_key(map, key, key_len, &k);
+	if (err)
+		return err;
+	/* the syscall copies the value into a kernel buffer first */
+	vbuf = kvmalloc(ksim_bpf_value_size(map), GFP_USER);
+	if (vbuf)
+		memcpy(vbuf, value, ksim_bpf_value_size(map));
+	if (!vbuf)
+		return -ENOMEM;
+	/* bpf_map_update_value() */
+	bpf_disable_instrumentation();
+	if (is_percpu(map) && bpf_percpu_hash_update) {
+		err = bpf_percpu_hash_update(map, k.ptr, vbuf, flags);
+	} else {
+		rcu_read_lock();
+		err = map->ops->map_update_elem(map, k.ptr, vbuf, flags);
+		rcu_read_unlock();
+	}
+	bpf_enable_instrumentation();
+	kvfree(vbuf);
+	return err;
+}
+
+int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
+{
+	struct ksim_key k;
+	int err;
+
+	err = make_key(map, key, key_len, &k);
+	if (err)
+		return err;
+	bpf_disable_instrumentation();
+	rcu_read_lock();
+	err = map->ops->map_delete_elem(map, k.ptr);
+	rcu_read_unlock();
+	bpf_enable_instrumentation();
+	return err;
+}
+
+int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
+				   void *value, u64 flags)
+{
+	struct ksim_key k;
+	int err;
+
+	if (!map->ops->map_lookup_and_delete_elem)
+		return -ENOTSUPP;
+	if (flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
+		return -EINVAL;
+	err = make_key(map, key, key_len, &k);
+	if (err)
+		return err;
+	bpf_disable_instrumentation();
+	rcu_read_lock();
+	err = map->ops->map_lookup_and_delete_elem(map, k.ptr, value, flags);
+	rcu_read_unlock();
+	bpf_enable_instrumentation();
+	return err;
+}
+
+int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
+			      void *next_key, u32 *next_len)
+{
+	struct ksim_key k = { .ptr = NULL };
+	struct bpf_dynptr_kern next;
+	void *nk = next_key;
+	int err;
+
+	if (key) {
+		err = make_key(map, key, key_len, &k);
+		if (err)
+			return err;
+	}
+	if (is_dynptr(map)) {
+		if (*next_len < map->map_extra)
+			return -EINVAL;
+		bpf_dynptr_init(&next, next_key, BPF_DYNPTR_TYPE_LOCAL, 0, map->map_extra);
+		nk = &next;
+	} else if (*next_len < map->key_size) {
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	err = map->ops->map_get_next_key(map, k.ptr, nk);
+	rcu_read_unlock();
+	if (!err)
+		*next_len = is_dynptr(map) ? bpf_dynptr_get_size(&next) : map->key_size;
+	return err;
+}
+
+const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name)
+{
+	for (int i = 0; ksim_bpf_variants[i]; i++)
+		if (!strcmp(ksim_bpf_variants[i]->name, name))
+			return ksim_bpf_variants[i];
+	return NULL;
+}
