@@ -115,7 +115,12 @@ void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr);
 
 /* Pointer publication and access. */
 #define RCU_INITIALIZER(v)	(typeof(*(v)) __force __rcu *)(v)
-#define rcu_assign_pointer(p, v)	smp_store_release(&(p), (typeof(p))(v))
+/* A debug-yield point before publishing (stress --yield) widens the window
+ * between a writer's preparation and its publication. */
+#define rcu_assign_pointer(p, v)	do {				\
+	ksim_yield_point();						\
+	smp_store_release(&(p), (typeof(p))(v));			\
+} while (0)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, (typeof(p))(v))
 #define RCU_POINTER_INITIALIZER(p, v)	.p = RCU_INITIALIZER(v)
 #define rcu_replace_pointer(rcu_ptr, ptr, c) ({				\
