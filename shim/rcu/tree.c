@@ -10,6 +10,13 @@
  * by the worker; with nothing queued it returns at once.  The worker starts
  * on the first call_rcu() and ksim_rcu_quiesce() can stop it, so a process
  * can be single-threaded again (AFL++'s fork server needs that).
+ *
+ * Inline mode (ksim_rcu_set_inline_callbacks(true), used by the fuzz
+ * harnesses): no worker thread at all; call_rcu() only queues, and
+ * rcu_barrier() waits for one grace period and runs the queue in the calling
+ * thread.  A deliberate difference from the kernel (callbacks run only at
+ * rcu_barrier()), chosen so a fuzz iteration is single-threaded and
+ * deterministic and its callbacks run before its leak check.
  */
 #define _LGPL_SOURCE
 #include <pthread.h>
@@ -161,6 +168,7 @@ static struct rcu_head *cb_head, **cb_tail = &cb_head;
 static unsigned long cb_queued, cb_invoked;
 static unsigned long grace_periods;
 static bool worker_running, worker_stop;
+static bool cb_inline;
 static pthread_t worker;
 
 static void invoke_batch(struct rcu_head *list)
@@ -224,7 +232,7 @@ static void enqueue(struct rcu_head *head)
 	*cb_tail = head;
 	cb_tail = &head->next;
 	cb_queued++;
-	if (!worker_running) {
+	if (!worker_running && !cb_inline) {
 		worker_stop = false;
 		if (pthread_create(&worker, NULL, rcu_worker, NULL)) {
 			perror("ksim: rcu worker");
@@ -254,6 +262,18 @@ void rcu_barrier(void)
 
 	check_may_wait("rcu_barrier()");
 	pthread_mutex_lock(&cb_lock);
+	/* Inline mode: run the queue here (callbacks may queue more). */
+	while (cb_inline && !worker_running && cb_head) {
+		struct rcu_head *batch = cb_head;
+
+		cb_head = NULL;
+		cb_tail = &cb_head;
+		pthread_mutex_unlock(&cb_lock);
+		urcu_memb_synchronize_rcu();
+		__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
+		invoke_batch(batch);
+		pthread_mutex_lock(&cb_lock);
+	}
 	target = cb_queued;
 	while (cb_invoked < target)
 		pthread_cond_wait(&cb_done, &cb_lock);
@@ -274,6 +294,17 @@ void ksim_rcu_quiesce(void)
 	pthread_join(worker, NULL);
 	pthread_mutex_lock(&cb_lock);
 	worker_running = false;
+	pthread_mutex_unlock(&cb_lock);
+}
+
+void ksim_rcu_set_inline_callbacks(bool on)
+{
+	if (on)
+		ksim_rcu_quiesce();
+	else
+		rcu_barrier();
+	pthread_mutex_lock(&cb_lock);
+	cb_inline = on;
 	pthread_mutex_unlock(&cb_lock);
 }
 
