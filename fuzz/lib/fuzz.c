@@ -134,8 +134,13 @@ void ksim_fuzz_setup(void)
 	/* Deterministic: the input is the only source of choices. */
 	ksim_set_seed(0);
 	ksim_init();
-	/* No threads before (or after) the fork server: callbacks run inline. */
-	ksim_rcu_set_inline_callbacks(true);
+	/*
+	 * No threads before (or after) the fork server: callbacks run inline.
+	 * KSIM_FUZZ_RCU_WORKER=1 keeps the shim's callback thread instead
+	 * (replay only: to compare behaviours).
+	 */
+	if (!getenv("KSIM_FUZZ_RCU_WORKER"))
+		ksim_rcu_set_inline_callbacks(true);
 	if (ksim_fuzz_target.init)
 		ksim_fuzz_target.init();
 	rcu_barrier();
