@@ -483,6 +483,10 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 			return;
 		}
 	}
+	/* Its own message, so known kernel failures match by signature. */
+	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
+			"mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu",
+			rev ? "_rev" : "", min, max, size, max, rev ? "ends at" : "starts at", want);
 	KSIM_FUZZ_CHECK(ret == want_ret, "mas_empty_area%s(%lu, %lu, %lu) = %d, model %d (at %lu)",
 			rev ? "_rev" : "", min, max, size, ret, want_ret, want);
 	if (ret)

@@ -102,7 +102,9 @@ def status(outdir, names):
         if not st:
             parts.append(f"{n}: starting")
             continue
-        eps = float(st.get("execs_per_sec", 0))
+        # execs_per_sec is a short-window figure; the average is steadier.
+        rt = float(st.get("run_time", 0) or 0)
+        eps = float(st.get("execs_done", 0)) / rt if rt > 0 else float(st.get("execs_per_sec", 0))
         total_eps += eps
         parts.append(f"{n}: {int(float(st.get('execs_done', 0)))} execs {eps:.0f}/s "
                      f"cov {st.get('bitmap_cvg', '?')} crashes {st.get('saved_crashes', st.get('unique_crashes', '0'))} "
