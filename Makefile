@@ -59,8 +59,8 @@ bench: bench-maple-suite
 bench-maple-suite: build
 	@scripts/ksim bench-maple-suite --build $(BUILD)
 
-fuzz-%:
-	@scripts/ksim fuzz $*
+fuzz-%: bootstrap
+	@scripts/ksim fuzz $* --duration $(DURATION) --jobs $(JOBS) --build build/afl$(KTAG) $(if $(KSRC),--ksrc $(abspath $(KSRC)))
 
 clean:
 	rm -rf build

@@ -31,6 +31,13 @@
  *     dead node, but TSan would report.
  * What stays visible: a free or write with no grace period between it and a
  * reader's access (a free that skips call_rcu, a writer that skips its lock).
+ *
+ * Inline mode (ksim_rcu_set_inline_callbacks(true), used by the fuzz
+ * harnesses): no worker thread at all; call_rcu() only queues, and
+ * rcu_barrier() waits for one grace period and runs the queue in the calling
+ * thread.  A deliberate difference from the kernel (callbacks run only at
+ * rcu_barrier()), chosen so a fuzz iteration is single-threaded and
+ * deterministic and its callbacks run before its leak check.
  */
 #define _LGPL_SOURCE
 #include <pthread.h>
@@ -217,6 +224,7 @@ static struct ksim_rcu_batch cb_queue;
 static unsigned long cb_queued, cb_invoked;
 static unsigned long grace_periods;
 static bool worker_running, worker_stop;
+static bool cb_inline;
 static pthread_t worker;
 
 static void invoke_batch(struct ksim_rcu_batch *b)
@@ -292,7 +300,7 @@ static void enqueue(struct rcu_head *head, rcu_callback_t func)
 	}
 	cb_queue.cbs[cb_queue.nr++] = (struct ksim_rcu_cb){ head, func };
 	cb_queued++;
-	if (!worker_running) {
+	if (!worker_running && !cb_inline) {
 		worker_stop = false;
 		if (pthread_create(&worker, NULL, rcu_worker, NULL)) {
 			perror("ksim: rcu worker");
@@ -320,6 +328,19 @@ void rcu_barrier(void)
 
 	check_may_wait("rcu_barrier()");
 	pthread_mutex_lock(&cb_lock);
+	/* Inline mode: run the queue here (callbacks may queue more). */
+	while (cb_inline && !worker_running && cb_queue.nr) {
+		struct ksim_rcu_batch batch = cb_queue;
+
+		cb_queue = (struct ksim_rcu_batch){ 0 };
+		pthread_mutex_unlock(&cb_lock);
+		urcu_memb_synchronize_rcu();
+		ksim_rcu_gp_done();
+		__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
+		invoke_batch(&batch);
+		free(batch.cbs);
+		pthread_mutex_lock(&cb_lock);
+	}
 	target = cb_queued;
 	while (cb_invoked < target)
 		pthread_cond_wait(&cb_done, &cb_lock);
@@ -340,6 +361,17 @@ void ksim_rcu_quiesce(void)
 	pthread_join(worker, NULL);
 	pthread_mutex_lock(&cb_lock);
 	worker_running = false;
+	pthread_mutex_unlock(&cb_lock);
+}
+
+void ksim_rcu_set_inline_callbacks(bool on)
+{
+	if (on)
+		ksim_rcu_quiesce();
+	else
+		rcu_barrier();
+	pthread_mutex_lock(&cb_lock);
+	cb_inline = on;
 	pthread_mutex_unlock(&cb_lock);
 }
 

@@ -2,6 +2,8 @@
 #ifndef _KSIM_RCU_H
 #define _KSIM_RCU_H
 
+#include <stdbool.h>
+
 struct ksim_rcu_stats {
 	unsigned long callbacks_queued;
 	unsigned long callbacks_invoked;
@@ -12,5 +14,11 @@ struct ksim_rcu_stats {
 void ksim_rcu_stats(struct ksim_rcu_stats *out);
 /* Run every queued callback and stop the worker thread (fork safety). */
 void ksim_rcu_quiesce(void);
+/*
+ * Inline callbacks (fuzz harnesses): no worker thread; call_rcu() queues and
+ * rcu_barrier() runs the queue in the calling thread after a grace period.
+ * Callbacks are then deferred until the next rcu_barrier().
+ */
+void ksim_rcu_set_inline_callbacks(bool on);
 
 #endif

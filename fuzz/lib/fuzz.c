@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fuzz framework (see ksim/fuzz.h): libFuzzer entry points, per-iteration
+ * reset and end-of-iteration checks, input-driven fault injection, traces.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/lockdep.h>
+#include <linux/rcupdate.h>
+#include <ksim/fault.h>
+#include <ksim/fuzz.h>
+#include <ksim/ksim.h>
+#include <ksim/rcu.h>
+#include <ksim/slab.h>
+#include <ksim/task.h>
+
+int ksim_fuzz_verbose;
+const char *ksim_fuzz_current_file;
+
+static bool fault_armed;
+static bool in_iteration;
+static unsigned long live_at_start;
+
+/* ---- fault injection ---- */
+
+bool ksim_fuzz_fault_arm(struct ksim_fuzz_in *in)
+{
+	struct ksim_fault_config cfg = { 0 };
+	uint8_t b = ksim_fuzz_u8(in);
+
+	if (b < 0xe0)
+		return false;
+	cfg.nth = (b & 0xf) + 1;
+	cfg.times = (b & 0x10) ? 3 : 1;
+	ksim_fault_set(&cfg);
+	fault_armed = true;
+	KSIM_FUZZ_TRACE("    fault: fail allocation #%lu from here%s\n", cfg.nth,
+			cfg.times > 1 ? " and the next two" : " (once)");
+	return true;
+}
+
+void ksim_fuzz_fault_disarm(void)
+{
+	if (!fault_armed)
+		return;
+	if (ksim_fuzz_verbose && ksim_fault_failures())
+		KSIM_FUZZ_TRACE("    fault: %lu allocation(s) failed\n", ksim_fault_failures());
+	ksim_fault_reset();
+	fault_armed = false;
+}
+
+unsigned long ksim_fuzz_fault_failures(void)
+{
+	return fault_armed ? ksim_fault_failures() : 0;
+}
+
+/* ---- traces and failures ---- */
+
+void ksim_fuzz_trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fflush(stdout);	/* a hang must not swallow the trace */
+}
+
+static void __attribute__((noreturn)) die(void)
+{
+	fflush(stdout);
+	if (ksim_fuzz_current_file)
+		fprintf(stderr, "ksim-fuzz: replay: %s -v '%s'\n",
+			getenv("KSIM_FUZZ_PROG") ? getenv("KSIM_FUZZ_PROG") : "<replay binary>",
+			ksim_fuzz_current_file);
+	fflush(stderr);
+	abort();
+}
+
+void ksim_fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	const char *base = strrchr(file, '/');
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	/* The signature line is what the campaign deduplicates on. */
+	fprintf(stderr, "ksim-fuzz: FAIL %s: %s:%d: expected %s%s%s\n", ksim_fuzz_target.name,
+		base ? base + 1 : file, line, cond, *msg ? ": " : "", msg);
+	fprintf(stderr, "ksim-fuzz: signature: %s:%d\n", base ? base + 1 : file, line);
+	ksim_dump_stack();
+	die();
+}
+
+void ksim_fuzz_check_problems(const char *where)
+{
+	unsigned long n = ksim_problem_total();
+
+	if (!n)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "ksim-fuzz: FAIL %s: %lu problem(s) reported by the shim %s:",
+		ksim_fuzz_target.name, n, where);
+	for (int k = 0; k < KSIM_P_NR; k++)
+		if (ksim_problem_count(k))
+			fprintf(stderr, " %s=%lu", ksim_problem_names[k], ksim_problem_count(k));
+	fprintf(stderr, "\nksim-fuzz: signature: problem");
+	for (int k = 0; k < KSIM_P_NR; k++)
+		if (ksim_problem_count(k))
+			fprintf(stderr, ":%s", ksim_problem_names[k]);
+	fprintf(stderr, " %s\n", where);
+	die();
+}
+
+/* ---- setup and iterations ---- */
+
+void ksim_fuzz_setup(void)
+{
+	static bool done;
+	const char *v = getenv("KSIM_FUZZ_VERBOSE");
+
+	if (done)
+		return;
+	done = true;
+	if (v && *v)
+		ksim_fuzz_verbose = atoi(v);
+	/* Deterministic: the input is the only source of choices. */
+	ksim_set_seed(0);
+	ksim_init();
+	/*
+	 * No threads before (or after) the fork server: callbacks run inline.
+	 * KSIM_FUZZ_RCU_WORKER=1 keeps the shim's callback thread instead
+	 * (replay only: to compare behaviours).
+	 */
+	if (!getenv("KSIM_FUZZ_RCU_WORKER"))
+		ksim_rcu_set_inline_callbacks(true);
+	if (ksim_fuzz_target.init)
+		ksim_fuzz_target.init();
+	rcu_barrier();
+	/* Whatever setup allocated is global state, not a per-input leak. */
+	ksim_slab_mark();
+}
+
+static unsigned long slab_live(void)
+{
+	struct ksim_slab_stats st;
+
+	ksim_slab_totals(&st);
+	return st.live;
+}
+
+static void end_checks(void)
+{
+	struct ksim_task *t = ksim_task();
+	unsigned long live;
+
+	ksim_fuzz_fault_disarm();
+	if (t->rcu_urcu_nesting)
+		ksim_fuzz_fail(__FILE__, __LINE__, "rcu_read_lock depth 0 at iteration end",
+			       "depth %d", t->rcu_urcu_nesting);
+	if (t->nr_held) {
+		ksim_lockdep_print_held_locks();
+		ksim_fuzz_fail(__FILE__, __LINE__, "no locks held at iteration end",
+			       "%d held", t->nr_held);
+	}
+	if (t->preempt_count || t->irqs_off || t->softirq_count)
+		ksim_fuzz_fail(__FILE__, __LINE__, "balanced preempt/irq state at iteration end",
+			       "preempt %d irqs_off %d softirq %d",
+			       t->preempt_count, t->irqs_off, t->softirq_count);
+	rcu_barrier();
+	live = slab_live();
+	if (live != live_at_start) {
+		ksim_slab_leak_check(stderr);
+		ksim_fuzz_check_problems("(leak at iteration end)");
+		ksim_fuzz_fail(__FILE__, __LINE__, "no objects leaked by the iteration",
+			       "%lu live before, %lu after", live_at_start, live);
+	}
+	ksim_fuzz_check_problems("at iteration end");
+}
+
+int ksim_fuzz_one(const uint8_t *data, size_t size)
+{
+	struct ksim_fuzz_in in = { .data = data, .size = size };
+
+	ksim_fuzz_setup();
+	in_iteration = true;
+	ksim_problems_reset();
+	live_at_start = slab_live();
+	ksim_fuzz_target.run(&in);
+	end_checks();
+	in_iteration = false;
+	return 0;
+}
+
+/* ---- libFuzzer / AFL++ driver / OSS-Fuzz entry points ---- */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	ksim_fuzz_setup();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return ksim_fuzz_one(data, size);
+}

@@ -1,0 +1,294 @@
+"""AFL++ campaigns for the fuzz targets (`make fuzz-<target>`, `ksim fuzz TARGET`).
+
+One campaign:
+  1. builds three AFL++ trees of the same KSRC: plain (main instance and
+     plain secondaries), CMPLOG (AFL_LLVM_CMPLOG=1) and ASan+UBSan;
+  2. generates seeds (fuzz/gen_corpus.py + the committed fuzz/corpus/TARGET)
+     and the dictionary;
+  3. runs a main instance (-M) and JOBS-1 secondaries (-S): the first with
+     the CMPLOG binary (-c), the second on the ASan build, the rest plain;
+     prints a status line every 10 s, stops after DURATION seconds;
+  4. replays every crash and hang with the replay binary (ASan build), groups
+     them by signature (the harness's `ksim-fuzz: signature:` line or the
+     sanitizer's report plus its top frames), minimises one per group with
+     afl-tmin, and writes for each: the minimised input, the reproducer
+     command and the readable operation trace (replay -v).
+Everything is kept under ksim-out/fuzz/TARGET/<timestamp>/ in the repository
+root (gitignored), outside every build tree: nothing found is lost.
+
+--smoke: one plain instance for DURATION seconds (CI); fails if it finds a
+crash that is not a known kernel failure (fuzz/known-failures.tsv).
+"""
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+AFL_ENV = {"AFL_SKIP_CPUFREQ": "1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1",
+           "AFL_NO_UI": "1", "AFL_NO_AFFINITY": "1"}
+
+
+def log(msg):
+    print(f"ksim fuzz: {msg}", flush=True)
+
+
+def die(msg):
+    print(f"ksim fuzz: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def targets():
+    src = open(os.path.join(ROOT, "fuzz", "CMakeLists.txt")).read()
+    return re.findall(r"^ksim_fuzz_target\((\w+)", src, re.M)
+
+
+def build(bdir, ksrc, target, extra=(), env=None, jobs=2):
+    """Configure (once) and build one AFL++ tree; returns the binary paths."""
+    args = ["cmake", "--preset", "afl", "-B", bdir, "-DKSIM_FUZZ_SMOKE=OFF"] + list(extra)
+    if ksrc:
+        args.append(f"-DKSRC={ksrc}")
+    e = dict(os.environ, **(env or {}))
+    if not os.path.exists(os.path.join(bdir, "build.ninja")):
+        log(f"configuring {bdir}")
+        r = subprocess.run(args, cwd=ROOT, env=e, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            sys.stdout.write(r.stdout)
+            die(f"configure of {bdir} failed")
+    log(f"building fuzz_{target} in {bdir}")
+    r = subprocess.run(["cmake", "--build", bdir, "-j", str(jobs), "--target",
+                        f"fuzz_{target}", f"fuzz_{target}_replay"],
+                       cwd=ROOT, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode:
+        sys.stdout.write(r.stdout[-6000:])
+        die(f"build of {bdir} failed")
+    return (os.path.join(bdir, "fuzz", f"fuzz_{target}"),
+            os.path.join(bdir, "fuzz", f"fuzz_{target}_replay"))
+
+
+def seeds(target, outdir):
+    """Generated seeds + the committed corpus; returns (input dir, dictionary)."""
+    ind = os.path.join(outdir, "seeds")
+    os.makedirs(ind, exist_ok=True)
+    dic = os.path.join(outdir, f"{target}.dict")
+    subprocess.check_call([sys.executable, os.path.join(ROOT, "fuzz", "gen_corpus.py"), target,
+                           "--out", ind, "--dict", dic])
+    for f in glob.glob(os.path.join(ROOT, "fuzz", "corpus", target, "*")):
+        shutil.copy(f, os.path.join(ind, "corpus-" + os.path.basename(f)))
+    return ind, dic
+
+
+def read_stats(path):
+    st = {}
+    try:
+        for line in open(path):
+            k, _, v = line.partition(":")
+            st[k.strip()] = v.strip()
+    except OSError:
+        pass
+    return st
+
+
+def status(outdir, names):
+    parts = []
+    total_eps = 0.0
+    for n in names:
+        st = read_stats(os.path.join(outdir, "afl", n, "fuzzer_stats"))
+        if not st:
+            parts.append(f"{n}: starting")
+            continue
+        # execs_per_sec is a short-window figure; the average is steadier.
+        rt = float(st.get("run_time", 0) or 0)
+        eps = float(st.get("execs_done", 0)) / rt if rt > 0 else float(st.get("execs_per_sec", 0))
+        total_eps += eps
+        parts.append(f"{n}: {int(float(st.get('execs_done', 0)))} execs {eps:.0f}/s "
+                     f"cov {st.get('bitmap_cvg', '?')} crashes {st.get('saved_crashes', st.get('unique_crashes', '0'))} "
+                     f"stab {st.get('stability', '?')}")
+    return total_eps, "; ".join(parts)
+
+
+def signature(text):
+    """Dedupe key: the harness's signature, else the sanitizer report + top frames."""
+    m = re.search(r"ksim-fuzz: signature: (.*)", text)
+    if m:
+        return m.group(1).strip()
+    m = re.search(r"ksim: BUG: [^:]*:\d+: ([^(]*)", text)
+    head = m.group(1).strip() if m else None
+    if not head:
+        m = re.search(r"ERROR: (\w+Sanitizer: [\w-]+)", text) or \
+            re.search(r"runtime error: (.*)", text)
+        head = m.group(1).strip() if m else "unknown"
+    frames = re.findall(r"#\d+ 0x[0-9a-f]+ in (\w+)", text)
+    skip = {"__sanitizer_print_stack_trace", "ksim_dump_stack", "ksim_bug", "abort", "raise",
+            "__GI_abort", "__GI_raise", "ksim_fuzz_fail", "obj_free", "kmem_cache_free",
+            "kmem_cache_free_bulk"}
+    frames = [f for f in frames if f not in skip and not f.startswith("__asan")][:3]
+    return head + " @ " + " < ".join(frames)
+
+
+def replay(binary, path, verbose=False, timeout=60):
+    args = [binary] + (["-v"] if verbose else ["-q"]) + [path]
+    try:
+        r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=timeout)
+        return r.returncode, r.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return -1, out + "\nksim-fuzz: signature: hang (replay timed out)\n"
+
+
+def known_signatures(target, kver):
+    sigs = []
+    tsv = os.path.join(ROOT, "fuzz", "known-failures.tsv")
+    for line in open(tsv):
+        cols = line.rstrip("\n").split("\t")
+        if line.startswith("#") or len(cols) < 4:
+            continue
+        if kver.startswith(cols[0]) and cols[1].startswith(target + "/"):
+            sigs.append(cols[2])
+    return sigs
+
+
+def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
+    """Group crashes and hangs by signature; minimise and document one per group."""
+    found = sorted(glob.glob(os.path.join(outdir, "afl", "*", "crashes", "id:*")) +
+                   glob.glob(os.path.join(outdir, "afl", "*", "hangs", "id:*")))
+    groups = {}
+    for f in found:
+        rc, out = replay(replay_bin, f)
+        if rc == 0:
+            sig = "does not reproduce in the replay binary"
+        else:
+            sig = signature(out)
+        groups.setdefault(sig, []).append(f)
+    known = known_signatures(target, kver)
+    unknown = 0
+    for i, (sig, files) in enumerate(sorted(groups.items())):
+        d = os.path.join(outdir, "unique", f"{i:03d}-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
+        os.makedirs(d, exist_ok=True)
+        first = files[0]
+        mini = os.path.join(d, "input")
+        if tmin and sig != "does not reproduce in the replay binary":
+            r = subprocess.run(["afl-tmin", "-i", first, "-o", mini, "-t", "2000", "--", fuzz_bin],
+                               env=dict(os.environ, **AFL_ENV), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace")
+            if r.returncode or not os.path.exists(mini):
+                shutil.copy(first, mini)
+        else:
+            shutil.copy(first, mini)
+        rc, trace = replay(replay_bin, mini, verbose=True)
+        if rc == 0:      # minimisation lost it: keep the original
+            shutil.copy(first, mini)
+            rc, trace = replay(replay_bin, mini, verbose=True)
+        open(os.path.join(d, "trace.txt"), "w").write(trace)
+        is_known = any(k in trace for k in known)
+        with open(os.path.join(d, "README"), "w") as f:
+            f.write(f"signature: {sig}\n{len(files)} input(s) with this signature, e.g. {first}\n")
+            f.write(f"known kernel failure: {'yes' if is_known else 'no'}\n")
+            f.write(f"reproduce: {replay_bin} -v {mini}\n")
+        unknown += not is_known and sig != "does not reproduce in the replay binary"
+        log(f"unique {os.path.basename(d)}: {len(files)} input(s){' [known]' if is_known else ''}: {sig}")
+        log(f"  reproduce: {replay_bin} -v {mini}")
+    return len(groups), unknown
+
+
+def run(args):
+    target = args.target
+    if target not in targets():
+        die(f"unknown fuzz target '{target}' (known: {', '.join(targets())})")
+    if not shutil.which("afl-fuzz") or not shutil.which("afl-clang-fast"):
+        die("AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')")
+    duration = int(args.duration)
+    jobs = max(1, int(args.jobs))
+    base = args.build or os.path.join(ROOT, "build", "afl")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    outdir = os.path.abspath(os.path.join(args.out or os.path.join(ROOT, "ksim-out", "fuzz"), target,
+                                          ("smoke-" if args.smoke else "") + stamp))
+    os.makedirs(outdir, exist_ok=True)
+    fuzz_bin, _ = build(base, args.ksrc, target)
+    kver = read_cache(base, "KSIM_KVERSION_RESOLVED")
+    cmplog_bin = asan_bin = None
+    asan_replay = None
+    if not args.smoke:
+        cmplog_bin, _ = build(base + "-cmplog", args.ksrc, target, env={"AFL_LLVM_CMPLOG": "1"})
+        asan_bin, asan_replay = build(base + "-asan", args.ksrc, target,
+                                      extra=["-DKSIM_SANITIZE=address,undefined"])
+    replay_bin = asan_replay or os.path.join(base, "fuzz", f"fuzz_{target}_replay")
+    ind, dic = seeds(target, outdir)
+    afl_out = os.path.join(outdir, "afl")
+    env = dict(os.environ, **AFL_ENV)
+    procs, names = [], []
+    n = 1 if args.smoke else jobs
+    for i in range(n):
+        name = "main" if i == 0 else f"sec{i}"
+        cmd = ["afl-fuzz", "-i", ind, "-o", afl_out, "-x", dic, "-V", str(duration)]
+        e = dict(env)
+        binary = fuzz_bin
+        if args.smoke:
+            cmd += ["-M", name]
+        else:
+            cmd += ["-M", name] if i == 0 else ["-S", name]
+            # One CMPLOG instance (the main one when alone), one on ASan.
+            if i == min(1, jobs - 1):
+                cmd += ["-c", cmplog_bin]
+            if i == 2:
+                binary = asan_bin
+        if binary == asan_bin:
+            e["AFL_USE_ASAN"] = "1"
+            cmd += ["-m", "none", "-t", "5000"]
+        cmd += ["--", binary]
+        logf = open(os.path.join(outdir, f"{name}.log"), "w")
+        procs.append(subprocess.Popen(cmd, env=e, stdout=logf, stderr=subprocess.STDOUT))
+        names.append(name)
+        log(f"started {name}: {' '.join(cmd)}")
+    if not args.smoke and jobs < 3:
+        log(f"JOBS={jobs}: the ASan instance needs JOBS>=3 (main, CMPLOG, ASan); "
+            "crashes are still replayed under ASan")
+    t0 = time.monotonic()
+    try:
+        while any(p.poll() is None for p in procs):
+            time.sleep(min(10, max(1, duration / 4)))
+            eps, line = status(outdir, names)
+            log(f"[{time.monotonic() - t0:5.0f}s] {eps:.0f} execs/s total; {line}")
+    except KeyboardInterrupt:
+        log("interrupted: stopping instances")
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait()
+    for name in names:
+        st = read_stats(os.path.join(afl_out, name, "fuzzer_stats"))
+        if st:
+            log(f"SUMMARY target={target} instance={name} execs={st.get('execs_done')} "
+                f"execs_per_sec={st.get('execs_per_sec')} corpus={st.get('corpus_count')} "
+                f"coverage={st.get('bitmap_cvg')} stability={st.get('stability')} "
+                f"crashes={st.get('saved_crashes')} hangs={st.get('saved_hangs')}")
+    uniq, unknown = triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=not args.smoke)
+    log(f"{uniq} unique crash/hang signature(s), {unknown} not known kernel failures; "
+        f"everything is in {outdir}")
+    return 1 if unknown else 0
+
+
+def read_cache(bdir, key):
+    try:
+        text = open(os.path.join(bdir, "CMakeCache.txt")).read()
+    except OSError:
+        return ""
+    m = re.search(rf"^{key}:INTERNAL=(.*)$", text, re.M)
+    return m.group(1) if m else ""
+
+
+def add_arguments(p):
+    p.add_argument("target")
+    p.add_argument("--duration", type=float, default=float(os.environ.get("DURATION", 120)))
+    p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count() or 1)))
+    p.add_argument("--build", help="AFL++ build directory (default build/afl; -cmplog and "
+                   "-asan siblings are made beside it)")
+    p.add_argument("--ksrc", default=os.environ.get("KSRC"), help="kernel tree")
+    p.add_argument("--out", help="output root (default ksim-out/fuzz/ in the repository)")
+    p.add_argument("--smoke", action="store_true", help="one plain instance, for CI")
