@@ -423,7 +423,8 @@ class Build:
     def run(self, suite, seed, junit, log, timeout):
         env = dict(os.environ, KSIM_SEED=str(seed))
         run_logged(["ctest", "--test-dir", self.dir, "-j", str(self.jobs), "--timeout",
-                    str(timeout), "--output-junit", junit] + suite.ctest, log, env=env)
+                    str(timeout), "--output-junit", junit, "--test-output-size-passed", "1000000",
+                        "--test-output-size-failed", "4000000"] + suite.ctest, log, env=env)
         return parse_junit(junit)
 
 
