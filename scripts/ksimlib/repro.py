@@ -532,10 +532,15 @@ def measure(state, build, suites, args, workdir):
             times = []
             for _ in range(args.bench):
                 t = time.monotonic()
-                subprocess.run([exe] + argv[1:], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=dict(os.environ, KSIM_SEED=str(args.seed)))
+                r = subprocess.run([exe] + argv[1:], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL,
+                                   env=dict(os.environ, KSIM_SEED=str(args.seed)))
+                if r.returncode:        # a failing run is not a time
+                    times = None
+                    break
                 times.append(time.monotonic() - t)
-            state.bench[label] = times
+            if times:
+                state.bench[label] = times
     bad = sum(1 for ok, _ in state.tests.values() if not ok)
     print(f"  [{tag}] built in {tb:.0f}s, {len(state.tests)} test(s) in "
           f"{time.monotonic() - t1:.0f}s: {bad} failed", flush=True)
