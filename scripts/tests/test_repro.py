@@ -7,7 +7,7 @@ an mbox.  The injected bug is the revert of the upstream fix that
 maple/regression/empty_area_rev_lower_bound.c guards, so the fastest suite
 (maple-regression: lib/maple_tree.c + our regression binary) must catch it.
 
-  test_repro.py KSRC [CASE...]       cases: series, bisect, clean, noapply, parse
+  test_repro.py KSRC [CASE...]       cases: parse, noapply, noapply-git, series, bisect, clean
   test_repro.py KSRC --write DIR     only write the series (to try by hand)
 
 Builds use -O0 (-DCMAKE_BUILD_TYPE=Debug) to keep the whole run short.
@@ -141,6 +141,8 @@ def case_parse(ksrc, tmp):
         open(os.path.join(d, f"{i:04d}.diff"), "w").write("".join(diffs))
     ps = R.read_series([d])
     check(len(ps) == 3 and ps[0].subject == "0001.diff", "directory of bare diffs")
+    picked = [x.name for x in R.select_suites("auto", ps)]
+    check("maple" in picked and "bpf" not in picked, f"--suite auto from touched files: {picked}")
     rc, out = repro(["--series", os.path.join(tmp, "missing.mbox")])
     check(rc == 2 and len(out.strip().splitlines()) == 1, "missing series: one line, exit 2")
     rc, out = repro(["--series", mbox, "--suite", "nosuch"])
@@ -196,7 +198,30 @@ def case_noapply(ksrc, tmp):
     check(not os.path.exists(w), "nothing left behind")
 
 
-CASES = {"parse": case_parse, "noapply": case_noapply, "series": case_series,
+def case_noapply_git(ksrc, tmp):
+    """Same on a git tree (git worktree + git am): a two-file git repo is
+    enough, the run stops before anything is built."""
+    g = os.path.join(tmp, "gitk")
+    os.makedirs(os.path.join(g, "lib"))
+    for f in ("Makefile", "lib/maple_tree.c"):
+        open(os.path.join(g, f), "w").write(open(os.path.join(ksrc, f)).read())
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run(["git", "-C", g] + argv, check=True, env=env)
+    mbox = make_series(ksrc, "noapply").write_mbox(os.path.join(tmp, "noapply-git.mbox"))
+    w = os.path.join(tmp, "w-noapply-git")
+    rc, out = repro(["--series", mbox, "--ksrc", g, "--workdir", w])
+    check(rc == 2 and "(git worktree" in out, "git tree: exit 2, scratch tree is a git worktree")
+    check(re.search(r'patch 2/2 "maple_tree: a patch against another tree" does not apply: '
+                    r'lib/maple_tree.c hunk #2 \(@@ -\d+,\d+ \+\d+,\d+ @@\) FAILED', out)
+          is not None, "git am: names patch 2/2 and hunk #2")
+    wl = subprocess.run(["git", "-C", g, "worktree", "list"], stdout=subprocess.PIPE, text=True)
+    check(len(wl.stdout.strip().splitlines()) == 1 and not os.path.exists(w),
+          "git worktree removed")
+
+
+CASES = {"parse": case_parse, "noapply": case_noapply, "noapply-git": case_noapply_git, "series": case_series,
          "bisect": case_bisect, "clean": case_clean}
 
 
