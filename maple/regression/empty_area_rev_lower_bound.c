@@ -51,39 +51,54 @@ static void fill(struct maple_tree *mt, const struct range *r, int n)
 			    "store [%lu, %lu]", r[i].first, r[i].last);
 }
 
-/*
- * Run mas_empty_area_rev(min, max, size) and check what every caller relies
- * on: on success the window is exactly `size` long, inside [min, max], and
- * empty.  Returns the kernel's return value.
- */
+/* What every caller relies on: the window is `size` long, inside [min, max], empty. */
+static void check_window(struct maple_tree *mt, const char *fn, unsigned long index,
+			 unsigned long last, unsigned long min, unsigned long max,
+			 unsigned long size)
+{
+	MA_STATE(mas, mt, index, index);
+	void *entry;
+
+	KSIM_EXPECT(index >= min, "%s: window starts below min: [%lu, %lu] for min %lu max %lu size %lu",
+		    fn, index, last, min, max, size);
+	KSIM_EXPECT(last <= max, "%s: window ends above max: [%lu, %lu] for min %lu max %lu size %lu",
+		    fn, index, last, min, max, size);
+	KSIM_EXPECT(last - index + 1 == size, "%s: window [%lu, %lu] is not %lu long",
+		    fn, index, last, size);
+	rcu_read_lock();
+	entry = mas_find(&mas, last);
+	rcu_read_unlock();
+	KSIM_EXPECT(entry == NULL, "%s: window [%lu, %lu] is not empty: entry at [%lu, %lu]",
+		    fn, index, last, mas.index, mas.last);
+}
+
+/* mas_empty_area_rev(min, max, size), its result checked; returns its return value. */
 static int check_rev(struct maple_tree *mt, unsigned long min, unsigned long max,
 		     unsigned long size)
 {
 	MA_STATE(mas, mt, 0, 0);
-	unsigned long index, last;
-	void *entry;
 	int ret;
 
 	mtree_lock(mt);
 	ret = mas_empty_area_rev(&mas, min, max, size);
-	index = mas.index;
-	last = mas.last;
 	mtree_unlock(mt);
-	if (ret)
-		return ret;
+	if (!ret)
+		check_window(mt, "mas_empty_area_rev", mas.index, mas.last, min, max, size);
+	return ret;
+}
 
-	KSIM_EXPECT(index >= min, "window starts below min: [%lu, %lu] for min %lu max %lu size %lu",
-		    index, last, min, max, size);
-	KSIM_EXPECT(last <= max, "window ends above max: [%lu, %lu] for min %lu max %lu size %lu",
-		    index, last, min, max, size);
-	KSIM_EXPECT(last - index + 1 == size, "window [%lu, %lu] is not %lu long",
-		    index, last, size);
-	rcu_read_lock();
-	mas_set(&mas, index);
-	entry = mas_find(&mas, last);
-	rcu_read_unlock();
-	KSIM_EXPECT(entry == NULL, "window [%lu, %lu] is not empty: entry at [%lu, %lu]",
-		    index, last, mas.index, mas.last);
+/* The same for the forward search, mas_empty_area(). */
+static int check_fwd(struct maple_tree *mt, unsigned long min, unsigned long max,
+		     unsigned long size)
+{
+	MA_STATE(mas, mt, 0, 0);
+	int ret;
+
+	mtree_lock(mt);
+	ret = mas_empty_area(&mas, min, max, size);
+	mtree_unlock(mt);
+	if (!ret)
+		check_window(mt, "mas_empty_area", mas.index, mas.last, min, max, size);
 	return ret;
 }
 
@@ -128,8 +143,8 @@ KSIM_TEST(empty_area_rev_gap_straddles_min_deep)
 }
 
 /*
- * Random trees and requests: every success must satisfy check_rev()'s
- * contract.  Found windows are also checked for mas_empty_area(), the
+ * Random trees and requests: every window found must satisfy
+ * check_window(), for the reverse search and for mas_empty_area(), the
  * forward search, whose bounds handling was fixed in the same period.
  */
 KSIM_TEST(empty_area_random_bounds)
@@ -153,22 +168,11 @@ KSIM_TEST(empty_area_random_bounds)
 			unsigned long min = ksim_rng_below(rng, span);
 			unsigned long max = min + ksim_rng_below(rng, span);
 			unsigned long size = 1 + ksim_rng_below(rng, 48);
-			MA_STATE(mas, &mt, 0, 0);
-			int ret;
 
 			if (max - min < size - 1)
 				continue;
 			check_rev(&mt, min, max, size);
-
-			mtree_lock(&mt);
-			ret = mas_empty_area(&mas, min, max, size);
-			mtree_unlock(&mt);
-			if (!ret) {
-				KSIM_EXPECT(mas.index >= min && mas.last <= max &&
-					    mas.last - mas.index + 1 == size,
-					    "mas_empty_area(%lu, %lu, %lu) gave [%lu, %lu]",
-					    min, max, size, mas.index, mas.last);
-			}
+			check_fwd(&mt, min, max, size);
 		}
 		validate(&mt);
 		mtree_destroy(&mt);
