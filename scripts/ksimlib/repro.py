@@ -621,7 +621,7 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
         new = [n for n in names if cell(first, n) == "pass" and cell(last, n) == "FAIL"]
         fixed = [n for n in names if cell(first, n) == "FAIL" and cell(last, n) == "pass"]
         still = [n for n in names if cell(first, n) == "FAIL" and cell(last, n) == "FAIL"]
-        also_new = [n for n in names if cell(first, n) in ("-", "") and cell(last, n) == "FAIL"]
+        also_new = [n for n in names if cell(first, n) in ("-", "", "no build") and cell(last, n) == "FAIL"]
         new += also_new
     else:
         new = [n for n in names if cell(last, n) == "FAIL"]
