@@ -524,6 +524,8 @@ def measure(state, build, suites, args, workdir):
         with open(log, "a") as f:
             f.write(r.stdout)
         state.tests[f"stress ({args.stress}s)"] = (r.returncode == 0, r.stdout)
+    t_tests = time.monotonic() - t1
+    t2 = time.monotonic()
     for s in suites:
         for label, argv in (s.bench if args.bench else ()):
             exe = os.path.join(build.dir, argv[0])
@@ -542,8 +544,9 @@ def measure(state, build, suites, args, workdir):
             if times:
                 state.bench[label] = times
     bad = sum(1 for ok, _ in state.tests.values() if not ok)
-    print(f"  [{tag}] built in {tb:.0f}s, {len(state.tests)} test(s) in "
-          f"{time.monotonic() - t1:.0f}s: {bad} failed", flush=True)
+    print(f"  [{tag}] built in {tb:.0f}s, {len(state.tests)} test(s) in {t_tests:.0f}s: "
+          f"{bad} failed" + (f"; benchmarks {time.monotonic() - t2:.0f}s" if state.bench else ""),
+          flush=True)
 
 
 def _median(xs):
