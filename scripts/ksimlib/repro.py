@@ -630,7 +630,26 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
         new = [n for n in names if cell(last, n) == "FAIL"]
         fixed, still = [], []
 
+    # A new failure that passes when rerun alone with the same seed is
+    # reported as flaky (the kernel suites have timing-dependent checks), not
+    # counted in the exit status.
+    flaky = {}
+    for n in list(new):
+        if args.rerun <= 0 or not last.built:
+            break
+        passes = 0
+        for i in range(args.rerun):
+            junit = os.path.join(workdir, f"rerun-{i}.xml")
+            sel = Suite(n, "", ["-R", f"^{re.escape(n)}$"])
+            res = build.run(sel, args.seed, junit, os.path.join(workdir, "rerun.log"), args.timeout)
+            passes += 1 if res.get(n, (False,))[0] else 0
+        if passes:
+            flaky[n] = passes
+            new.remove(n)
     print()
+    for n, k in flaky.items():
+        print(f"FLAKY  {n}: failed with the series, then passed {k} of {args.rerun} rerun(s) "
+              f"with the same seed (not counted)")
     bisected = len(measured) == len(patches) + 1
     for n in fixed:
         k = first_change(n, to_fail=False) if bisected else None
@@ -672,6 +691,8 @@ def main(argv=None):
     ap.add_argument("--fuzz", type=float, default=0, metavar="SECONDS")
     ap.add_argument("--bench", type=int, default=0, metavar="RUNS",
                     help="with --ab: run the suites' benchmarks RUNS times per side")
+    ap.add_argument("--rerun", type=int, default=1, metavar="N",
+                    help="rerun each new failure N times alone; passing once = flaky (default 1)")
     ap.add_argument("--seed", type=int, help="KSIM_SEED for every test (default: time)")
     ap.add_argument("--preset", default="default")
     ap.add_argument("--cmake-arg", action="append", default=[], metavar="ARG")
