@@ -7,6 +7,7 @@
 #   make fuzz-<target>        an AFL++ campaign
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 instead of 6.12
+#   make matrix [MATRIX="6.12 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
 
 PRESET   ?= default
 JOBS     ?= $(shell nproc)
@@ -16,12 +17,12 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(KVER),-$(KVER)))
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite clean help
+.PHONY: all bootstrap configure build test stress bench bench-maple-suite matrix clean help
 
 all: build
 
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
 
 bootstrap:
 	@scripts/ksim-bootstrap
@@ -58,6 +59,10 @@ bench: bench-maple-suite
 
 bench-maple-suite: build
 	@scripts/ksim bench-maple-suite --build $(BUILD)
+
+MATRIX ?= 6.12 6.1
+matrix: bootstrap
+	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)")
 
 fuzz-%: bootstrap
 	@scripts/ksim fuzz $* --duration $(DURATION) --jobs $(JOBS) --build build/afl$(KTAG) $(if $(KSRC),--ksrc $(abspath $(KSRC)))
