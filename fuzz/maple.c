@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern void maple_tree_init(void);
 
 #define MAX_OPS		512
 #define MAX_ENTRIES	8192	/* bursts stop growing the tree here */
@@ -787,7 +786,7 @@ static void maple_run(struct ksim_fuzz_in *in)
 
 static void maple_init(void)
 {
-	maple_tree_init();
+	/* maple_tree_init() ran when ksim_maple loaded (maple/maple_tree.c). */
 	model_reserve(1024);
 }
 
