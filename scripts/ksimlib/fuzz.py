@@ -16,8 +16,11 @@ One campaign:
 Everything is kept under ksim-out/fuzz/TARGET/<timestamp>/ in the repository
 root (gitignored), outside every build tree: nothing found is lost.
 
---smoke: one plain instance for DURATION seconds (CI); fails if it finds a
-crash that is not a known kernel failure (fuzz/known-failures.tsv).
+--smoke: one plain instance for DURATION seconds (CI); fails if the fuzzer
+did not run; what it finds is triaged and kept like a campaign's, and a
+crash that is not a known kernel failure (fuzz/known-failures.tsv) is printed
+as NEW, but does not fail it: 20 random seconds are not a deterministic gate
+(the committed corpus replay is).
 """
 import glob
 import hashlib
@@ -261,9 +264,11 @@ def run(args):
             p.terminate()
         for p in procs:
             p.wait()
+    total_execs = 0
     for name in names:
         st = read_stats(os.path.join(afl_out, name, "fuzzer_stats"))
         if st:
+            total_execs += int(st.get("execs_done", 0) or 0)
             log(f"SUMMARY target={target} instance={name} execs={st.get('execs_done')} "
                 f"execs_per_sec={st.get('execs_per_sec')} corpus={st.get('corpus_count')} "
                 f"coverage={st.get('bitmap_cvg')} stability={st.get('stability')} "
@@ -271,6 +276,14 @@ def run(args):
     uniq, unknown = triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=not args.smoke)
     log(f"{uniq} unique crash/hang signature(s), {unknown} not known kernel failures; "
         f"everything is in {outdir}")
+    if args.smoke:
+        # A smoke run checks the campaign machinery; what 20 random seconds find
+        # is kept (above) but does not fail CI: the committed corpus replay is
+        # the deterministic gate.  It fails if the fuzzer did not run.
+        if unknown:
+            log(f"NEW: {unknown} signature(s) not in fuzz/known-failures.tsv; inputs, traces and "
+                f"reproducers are kept in {outdir}")
+        return 0 if total_execs else 1
     return 1 if unknown else 0
 
 
