@@ -63,6 +63,9 @@ def run(args, outdir):
     print(f"ksim stress: {len(progs)} program(s), {len(runs)} runs of {per_run:.0f} s, "
           f"build {args.build}, first seed {seed}", flush=True)
     known = known_failures(kernel_version(args.build))
+    cache = open(os.path.join(args.build, "CMakeCache.txt")).read()
+    m = re.search(r"^KSIM_SANITIZE:STRING=(.*)$", cache, re.M)
+    sanitizer = {"thread": "tsan", "": "none"}.get(m.group(1) if m else "?", "asan")
     rows, failed = [], 0
     for i, (name, exe, vname, vargs) in enumerate(runs, 1):
         s = seed + i - 1
@@ -85,7 +88,7 @@ def run(args, outdir):
                                       if prog == name and all(x in text for x in sigs)), None)
         ops = " ".join(f"{k[:-len('_ops_per_s')]} {float(v):.3g}" for k, v in summary.items()
                        if k.endswith("_ops_per_s"))
-        rows.append((f"{name} ({vname})", summary.get("sanitizer", "?"),
+        rows.append((f"{name} ({vname})", summary.get("sanitizer", sanitizer),
                      f"{time.monotonic() - t0:.1f}", ops or "-", summary.get("checks", "-"),
                      "PASS" if ok else "XFAIL (known kernel bug)" if xfail else
                      f"FAIL ({reports} sanitizer report(s))" if reports else "FAIL"))
@@ -98,7 +101,8 @@ def run(args, outdir):
             replay = " ".join(cmd)
             with open(path, "w") as f:
                 f.write(f"# replay: {replay}\n# exit status {p.returncode}\n{text}")
-            print(f"   FAILED (exit {p.returncode}); log: {path}\n   replay: {replay}", flush=True)
+            print(f"   {'XFAIL' if xfail else 'FAILED'} (exit {p.returncode}); log: {path}\n"
+                  f"   replay: {replay}", flush=True)
     widths = [max(len(str(r[k])) for r in rows + [("program", "sanitizer", "seconds", "ops/s", "checks", "result")])
               for k in range(6)]
     head = ("program", "sanitizer", "seconds", "ops/s", "checks", "result")
