@@ -819,13 +819,15 @@ void ksim_mm_snapshot_free(struct ksim_mm_snapshot *s)
 /* ---- the tree copy alone (benchmark) ---- */
 int ksim_tree_dup_mt(struct mm_struct *src, struct mm_struct *dst)
 {
-	int ret;
+	int ret = -ENOSYS;
 
+#if KSIM_KVER_CODE >= 0x060c00
 	mmap_write_lock(src);
 	mmap_write_lock_nested(dst, SINGLE_DEPTH_NESTING);
 	ret = __mt_dup(&src->mm_mt, &dst->mm_mt, GFP_KERNEL);
 	mmap_write_unlock(dst);
 	mmap_write_unlock(src);
+#endif
 	return ret;
 }
 
@@ -858,4 +860,7 @@ void ksim_tree_destroy(struct mm_struct *mm)
 	mmap_write_lock(mm);
 	__mt_destroy(&mm->mm_mt);
 	mmap_write_unlock(mm);
+	/* __mt_destroy() clears the tree's flags: make it an empty mm tree again */
+	mt_init_flags(&mm->mm_mt, MM_MT_FLAGS);
+	mt_set_external_lock(&mm->mm_mt, &mm->mmap_lock);
 }

@@ -272,6 +272,10 @@ struct list_head *ksim_file_list(void)
 /* mm/debug.c's vma_iter_dump_tree(): what validate_mm() prints on a failure. */
 void vma_iter_dump_tree(const struct vma_iterator *vmi)
 {
-	pr_err("vmi %p [%lx, %lx] status %d\n", vmi, vmi->mas.index, vmi->mas.last, vmi->mas.status);
+	pr_err("vmi %p [%lx, %lx]\n", vmi, vmi->mas.index, vmi->mas.last);
+#if KSIM_KVER_CODE >= 0x060c00
 	mt_dump(vmi->mas.tree, mt_dump_hex);
+#else
+	mt_dump(vmi->mas.tree);
+#endif
 }

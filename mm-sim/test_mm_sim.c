@@ -487,3 +487,65 @@ KSIM_TEST(fork_sweep_many)
 	check(NULL, "exit");
 	check_all_freed();
 }
+
+/*
+ * mmap_region() failing at each allocation (and at the file's ->mmap hook)
+ * while MAP_FIXED replaces touched mappings: the error paths unmap what
+ * was gathered and free page tables between the neighbours.  After each:
+ * invariants, and at the end nothing leaked.
+ */
+KSIM_TEST(mmap_sweep)
+{
+	struct ksim_fault_config cfg;
+	unsigned long total, n, failed = 0, ok = 0;
+	struct file *f;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("lib.so");
+	for (n = 1; ; n++) {
+		struct mm_struct *mm = ksim_mm_new();
+		unsigned long a, calls;
+		long r;
+
+		/* neighbours in the same pte table and pmd table as the target */
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 - 8 * PG, 4 * PG, ANON_RW, NULL, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000, 64 * PG, ANON_RW, NULL, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 + 64 * PG, 64 * PG, TEXT, f, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 + 0x400000, 4 * PG, ANON_RW, NULL, 0));
+		for (a = 0x40000000 - 8 * PG; a < 0x40000000 + 128 * PG; a += 5 * PG)
+			ksim_touch(mm, a, false);
+		ksim_touch(mm, 0x40000000 + 0x400000, true);
+		check(mm, "mmap sweep shape");
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nth = n;
+		ksim_fault_set(&cfg);
+		r = ksim_mmap(mm, 0x40000000 + 16 * PG, 96 * PG, SHARED_RW, f, 3);
+		calls = ksim_fault_calls();
+		if (ksim_fault_failures())
+			failed += r != 0;
+		ksim_fault_reset();
+		if (r)
+			KSIM_EXPECT(r == -ENOMEM, "mmap failing at allocation %lu: %ld", n, r);
+		else
+			ok++;
+		check(mm, "mmap with a failed allocation");
+		ksim_mm_exit(mm);
+		check(NULL, "exit");
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			printf("# first failure with allocation %lu failed\n", n);
+			break;
+		}
+		if (n > calls) {
+			total = calls;
+			break;
+		}
+	}
+	ksim_file_close(f);
+	check_all_freed();
+	printf("# mmap over 3 VMAs: %lu allocations (incl. the ->mmap hook), each failed in turn: "
+	       "%lu mmaps failed, %lu succeeded\n", n - 1, failed, ok);
+}

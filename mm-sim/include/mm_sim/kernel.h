@@ -248,10 +248,14 @@ struct vm_area_struct {
 	};
 	struct mm_struct *vm_mm;
 	pgprot_t vm_page_prot;
+#if KSIM_KVER_CODE >= 0x060c00
 	union {
-		const vm_flags_t vm_flags;
+		const vm_flags_t vm_flags;	/* 6.3+: written through vm_flags_*() */
 		vm_flags_t __private __vm_flags;
 	};
+#else
+	unsigned long vm_flags;
+#endif
 	bool detached;
 	struct {
 		struct rb_node rb;
@@ -309,6 +313,7 @@ extern __thread struct task_struct *ksim_current;
 struct vma_iterator {
 	struct ma_state mas;
 };
+#if KSIM_KVER_CODE >= 0x060c00
 #define VMA_ITERATOR(name, __mm, __addr)				\
 	struct vma_iterator name = {					\
 		.mas = {						\
@@ -323,6 +328,23 @@ static inline void vma_iter_init(struct vma_iterator *vmi,
 {
 	mas_init(&vmi->mas, &mm->mm_mt, addr);
 }
+#else
+#define VMA_ITERATOR(name, __mm, __addr)				\
+	struct vma_iterator name = {					\
+		.mas = {						\
+			.tree = &(__mm)->mm_mt,				\
+			.index = __addr,				\
+			.node = MAS_START,				\
+		},							\
+	}
+static inline void vma_iter_init(struct vma_iterator *vmi,
+		struct mm_struct *mm, unsigned long addr)
+{
+	vmi->mas.tree = &mm->mm_mt;
+	vmi->mas.index = addr;
+	vmi->mas.node = MAS_START;
+}
+#endif
 #define for_each_vma(__vmi, __vma)					\
 	while (((__vma) = vma_next(&(__vmi))) != NULL)
 #define for_each_vma_range(__vmi, __vma, __end)				\
@@ -348,7 +370,7 @@ typedef unsigned int zap_flags_t;
 struct mmu_notifier_range {
 	unsigned long start, end;
 };
-#define mmu_notifier_range_init(r, ev, fl, mm, s, e)	do { (r)->start = (s); (r)->end = (e); } while (0)
+#define mmu_notifier_range_init(r, ...)		do { (r)->start = 0; (r)->end = 0; } while (0)
 #define mmu_notifier_invalidate_range_start(r)	do { } while (0)
 #define mmu_notifier_invalidate_range_end(r)	do { } while (0)
 #define mmu_notifier_release(mm)		do { } while (0)
@@ -399,6 +421,8 @@ static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
 #define uprobe_mmap(vma)			do { } while (0)
 #define uprobe_munmap(vma, s, e)		do { } while (0)
 #define uprobe_dup_mmap(o, n)			do { } while (0)
+#define uprobe_start_dup_mmap()			do { } while (0)
+#define uprobe_end_dup_mmap()			do { } while (0)
 #define flush_cache_dup_mm(mm)			do { } while (0)
 #define flush_cache_mm(mm)			do { } while (0)
 #define flush_cache_range(v, s, e)		do { } while (0)
@@ -417,7 +441,8 @@ static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
 #define trace_vma_store(...)			do { } while (0)
 #define perf_event_mmap(v)			do { } while (0)
 #define untrack_pfn_clear(v)			do { } while (0)
-#define untrack_pfn(v, p, s, l)			do { } while (0)
+#define untrack_pfn(...)			do { } while (0)
+#define __unmap_hugepage_range_final(...)	do { } while (0)
 #define hugetlb_dup_vma_private(v)		do { } while (0)
 #define hugetlb_split(v, a)			do { } while (0)
 #define hugetlb_zap_begin(v, s, e)		do { } while (0)
@@ -489,10 +514,14 @@ static inline int mapping_map_writable(struct address_space *mapping)
 	atomic_inc(&mapping->i_mmap_writable);
 	return 0;
 }
-/* A file's ->mmap(): simulated files have no hook to run. */
+/*
+ * A file's ->mmap() hook: simulated files do no work there, but the hook
+ * can fail, as a driver's can, so it is a fault-injection site: that is
+ * what reaches mmap_region()'s unmap_and_free_file_vma error path.
+ */
 static inline int mmap_file(struct file *file, struct vm_area_struct *vma)
 {
-	return 0;
+	return ksim_should_fail("mmap_file", __FILE__, __LINE__, GFP_KERNEL) ? -ENOMEM : 0;
 }
 int shmem_zero_setup(struct vm_area_struct *vma);
 long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,
@@ -504,6 +533,11 @@ unsigned long mmap_region(struct file *file, unsigned long addr,
 		unsigned long len, vm_flags_t vm_flags, unsigned long pgoff,
 		struct list_head *uf);
 void vma_set_page_prot(struct vm_area_struct *vma);
+struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
+void unlink_file_vma(struct vm_area_struct *vma);
+#if KSIM_KVER_CODE < 0x060c00
+void vma_close(struct vm_area_struct *vma);		/* 6.1: mm/util.c */
+#endif
 
 static inline void mapping_allow_writable(struct address_space *mapping)
 {
