@@ -313,8 +313,13 @@ KSIM_TEST(random_ops)
 	ksim_file_close(files[1]);
 	check(NULL, "final exit");
 	check_all_freed();
-	printf("# %lu steps: mmap %lu munmap %lu mprotect %lu touch %lu fork %lu exit %lu munmap-window %lu\n",
-	       step, counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5], counts[6], counts[7]);
+	if (ksim_mm_has_vma_c())
+		printf("# %lu steps: mmap %lu munmap %lu mprotect %lu touch %lu fork %lu exit %lu munmap-window %lu\n",
+		       step, counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5], counts[6], counts[7]);
+	else
+		printf("# %lu steps: direct insert %lu touch %lu fork %lu exit %lu "
+		       "(no mm/vma.c: munmap/mprotect steps skipped)\n",
+		       step, counts[0], counts[3] + counts[4], counts[5], counts[6]);
 }
 
 /* ---- fork failure-path sweeps ---- */
