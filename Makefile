@@ -17,7 +17,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(KVER),-$(KVER)))
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite matrix clean help
+.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork matrix clean help
 
 all: build
 
@@ -55,10 +55,18 @@ stress:
 	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
 	@scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
-bench: bench-maple-suite
+bench: bench-maple-suite bench-mm-fork
 
 bench-maple-suite: build
 	@scripts/ksim bench-maple-suite --build $(BUILD)
+
+# mm-sim fork throughput: release builds of both kernel trees, one run.
+bench-mm-fork:
+	@$(MAKE) --no-print-directory PRESET=release KVER=6.1 configure
+	@$(MAKE) --no-print-directory PRESET=release KVER=6.12 configure
+	@cmake --build build/release-6.1 --target mm_sim_bench -j $(JOBS)
+	@cmake --build build/release-6.12 --target mm_sim_bench -j $(JOBS)
+	@scripts/ksim bench-mm-fork --build61 build/release-6.1 --build612 build/release-6.12
 
 MATRIX ?= 6.12 6.1
 matrix: bootstrap

@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mm-sim's kernel-facing header: the types and helpers that mm/vma.c and the
+ * functions extracted from kernel/fork.c, mm/mmap.c, mm/rmap.c and
+ * mm/memory.c compile against.
+ *
+ * It takes over mm/vma_internal.h by using its include guard
+ * (__MM_VMA_INTERNAL_H), the way the kernel's own tools/testing/vma does:
+ * mm/vma.c's `#include "vma_internal.h"` then finds it already included.
+ * include/linux/mm.h, fs.h and rmap.h (for mm/interval_tree.c) are
+ * forwarded here by mm-sim/include/linux/.
+ *
+ * Our own definitions of struct mm_struct, vm_area_struct, anon_vma, file
+ * and address_space carry the fields this code reads, with the kernel's
+ * names.  The kernel's small inline helpers from include/linux/mm.h are
+ * extracted verbatim (mm_inline_gen.h); everything else here is either
+ * simulated (page tables, accounting: see mm-sim/README.md) or a subsystem
+ * out of scope (uprobes, userfaultfd, NUMA policy, KSM, khugepaged,
+ * hugetlb, mmu notifiers), stubbed as "not configured" the way a kernel
+ * built without it behaves.
+ */
+#ifndef __MM_VMA_INTERNAL_H
+#define __MM_VMA_INTERNAL_H
+#define _LINUX_MM_H
+#define _LINUX_FS_H
+#define _LINUX_RMAP_H
+
+#ifndef CONFIG_MMU
+#define CONFIG_MMU 1
+#endif
+#ifndef CONFIG_DEBUG_VM_MAPLE_TREE
+#define CONFIG_DEBUG_VM_MAPLE_TREE 1	/* validate_mm() in mm/vma.c is live */
+#endif
+#ifndef CONFIG_DEBUG_VM
+#define CONFIG_DEBUG_VM 1
+#endif
+
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+#include <linux/rwsem.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/maple_tree.h>
+#include <linux/xarray.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <ksim/fault.h>
+#include <ksim/ksim.h>
+
+#define __randomize_layout
+#define __latent_entropy
+#define __private
+#define __ro_after_init
+#ifndef __init
+#define __init
+#endif
+#define ASSERT_EXCLUSIVE_WRITER(x)	do { } while (0)
+#ifndef data_race
+#define data_race(expr)			(expr)
+#endif
+
+/* ---- geometry: x86-64, 4-level paging, 4 KiB pages ---- */
+#ifndef PAGE_SHIFT
+#define PAGE_SHIFT	12
+#endif
+#ifndef PAGE_SIZE
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#endif
+#ifndef PAGE_MASK
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#endif
+#define PTRS_PER_PTE	512
+#define PTRS_PER_PMD	512
+#define PTRS_PER_PUD	512
+#define PTRS_PER_P4D	1
+#define PTRS_PER_PGD	512
+#define PMD_SHIFT	21
+#define PUD_SHIFT	30
+#define P4D_SHIFT	39
+#define PGDIR_SHIFT	39
+#define PMD_SIZE	(1UL << PMD_SHIFT)
+#define PUD_SIZE	(1UL << PUD_SHIFT)
+#define P4D_SIZE	(1UL << P4D_SHIFT)
+#define PGDIR_SIZE	(1UL << PGDIR_SHIFT)
+#define PMD_MASK	(~(PMD_SIZE - 1))
+#define PUD_MASK	(~(PUD_SIZE - 1))
+#define P4D_MASK	(~(P4D_SIZE - 1))
+#define PGDIR_MASK	(~(PGDIR_SIZE - 1))
+#define TASK_SIZE	((1UL << 47) - PAGE_SIZE)
+#define TASK_SIZE_MAX	TASK_SIZE
+#define FIRST_USER_ADDRESS	0UL
+#define USER_PGTABLES_CEILING	0UL
+#define PAGE_ALIGN(addr)	ALIGN(addr, PAGE_SIZE)
+#define PAGE_ALIGNED(addr)	IS_ALIGNED((unsigned long)(addr), PAGE_SIZE)
+#define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
+#define PHYS_PFN(x)		((unsigned long)((x) >> PAGE_SHIFT))
+#define PFN_UP(x)		(((x) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+
+typedef unsigned long vm_flags_t;
+typedef unsigned long pgoff_t;
+typedef unsigned int vm_fault_t;
+typedef unsigned long pgprotval_t;
+typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
+#define pgprot_val(x)		((x).pgprot)
+#define __pgprot(x)		((pgprot_t) { (x) })
+
+/* ---- vm_flags (include/linux/mm.h values, x86-64, features off) ---- */
+#define VM_NONE		0x00000000
+#define VM_READ		0x00000001
+#define VM_WRITE	0x00000002
+#define VM_EXEC		0x00000004
+#define VM_SHARED	0x00000008
+#define VM_MAYREAD	0x00000010
+#define VM_MAYWRITE	0x00000020
+#define VM_MAYEXEC	0x00000040
+#define VM_MAYSHARE	0x00000080
+#define VM_GROWSDOWN	0x00000100
+#define VM_UFFD_MISSING	0
+#define VM_PFNMAP	0x00000400
+#define VM_UFFD_WP	0
+#define VM_LOCKED	0x00002000
+#define VM_IO		0x00004000
+#define VM_SEQ_READ	0x00008000
+#define VM_RAND_READ	0x00010000
+#define VM_DONTCOPY	0x00020000
+#define VM_DONTEXPAND	0x00040000
+#define VM_LOCKONFAULT	0x00080000
+#define VM_ACCOUNT	0x00100000
+#define VM_NORESERVE	0x00200000
+#define VM_HUGETLB	0x00400000
+#define VM_SYNC		0x00800000
+#define VM_ARCH_1	0x01000000
+#define VM_WIPEONFORK	0x02000000
+#define VM_DONTDUMP	0x04000000
+#define VM_SOFTDIRTY	0
+#define VM_MIXEDMAP	0x10000000
+#define VM_HUGEPAGE	0x20000000
+#define VM_NOHUGEPAGE	0x40000000
+#define VM_MERGEABLE	0x80000000UL
+#define VM_UFFD_MINOR	VM_NONE
+#define VM_DROPPABLE	VM_NONE
+#define VM_SEALED	VM_NONE		/* CONFIG_64BIT mseal: not simulated */
+#define VM_PAT		VM_ARCH_1
+#define VM_GROWSUP	VM_NONE
+#define VM_STACK	VM_GROWSDOWN
+#define VM_STACK_EARLY	0
+#define VM_SHADOW_STACK	VM_NONE
+#define VM_STACK_INCOMPLETE_SETUP (VM_RAND_READ | VM_SEQ_READ | VM_STACK_EARLY)
+#define VM_ACCESS_FLAGS	(VM_READ | VM_WRITE | VM_EXEC)
+#define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
+#define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
+#define VM_UFFD_FLAGS	(VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
+#define VM_IGNORE_MERGE	(VM_SOFTDIRTY)
+#define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
+
+/* MMF_* bits in mm->flags */
+#define MMF_OOM_SKIP	21
+#define MMF_UNSTABLE	22
+#define MMF_HAS_UPROBES	19
+
+#define VMA_LOCK_OFFSET	0x40000000
+#define SINGLE_DEPTH_NESTING	1
+#define MM_MT_FLAGS	(MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN | MT_FLAGS_USE_RCU)
+
+/* ---- simulated page tables (mm-sim/pgtable.c) ---- */
+typedef struct { unsigned long pte; } pte_t;
+typedef struct { unsigned long pmd; } pmd_t;
+typedef struct { unsigned long pud; } pud_t;
+typedef struct { unsigned long pgd; } pgd_t;
+typedef struct { pgd_t pgd; } p4d_t;		/* folded into the pgd */
+typedef void *pgtable_t;
+
+struct mm_struct;
+struct vm_area_struct;
+struct file;
+struct address_space;
+struct anon_vma;
+struct anon_vma_name;
+struct mempolicy;
+struct userfaultfd_ctx;
+struct vm_fault;
+
+struct vm_userfaultfd_ctx {
+	struct userfaultfd_ctx *ctx;
+};
+
+struct rb_root_cached;
+
+struct anon_vma {
+	struct anon_vma *root;
+	struct rw_semaphore rwsem;
+	atomic_t refcount;
+	unsigned long num_children;
+	unsigned long num_active_vmas;
+	struct anon_vma *parent;
+	struct rb_root_cached rb_root;
+};
+
+struct anon_vma_chain {
+	struct vm_area_struct *vma;
+	struct anon_vma *anon_vma;
+	struct list_head same_vma;
+	struct rb_node rb;
+	unsigned long rb_subtree_last;
+};
+
+struct address_space {
+	struct rb_root_cached i_mmap;
+	struct rw_semaphore i_mmap_rwsem;
+	atomic_t i_mmap_writable;
+	unsigned long nrpages;
+	unsigned long flags;
+};
+
+struct file {
+	atomic_long_t f_count;
+	struct address_space *f_mapping;
+	struct address_space ksim_mapping;	/* the inode's mapping */
+	const char *ksim_name;
+	bool ksim_opened;			/* the test's own reference */
+	struct list_head ksim_files;		/* every live file, for checks */
+};
+
+struct vm_operations_struct {
+	void (*open)(struct vm_area_struct *area);
+	void (*close)(struct vm_area_struct *area);
+	int (*may_split)(struct vm_area_struct *area, unsigned long addr);
+	int (*mremap)(struct vm_area_struct *area);
+	vm_fault_t (*fault)(struct vm_fault *vmf);
+	vm_fault_t (*page_mkwrite)(struct vm_fault *vmf);
+	vm_fault_t (*pfn_mkwrite)(struct vm_fault *vmf);
+	const char *(*name)(struct vm_area_struct *vma);
+	struct page *(*find_special_page)(struct vm_area_struct *vma, unsigned long addr);
+};
+
+struct vm_area_struct {
+	union {
+		struct {
+			unsigned long vm_start;
+			unsigned long vm_end;
+		};
+	};
+	struct mm_struct *vm_mm;
+	pgprot_t vm_page_prot;
+#if KSIM_KVER_CODE >= 0x060c00
+	union {
+		const vm_flags_t vm_flags;	/* 6.3+: written through vm_flags_*() */
+		vm_flags_t __private __vm_flags;
+	};
+#else
+	unsigned long vm_flags;
+#endif
+	bool detached;
+	struct {
+		struct rb_node rb;
+		unsigned long rb_subtree_last;
+	} shared;
+	struct list_head anon_vma_chain;
+	struct anon_vma *anon_vma;
+	const struct vm_operations_struct *vm_ops;
+	unsigned long vm_pgoff;
+	struct file *vm_file;
+	void *vm_private_data;
+	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
+	struct rcu_head vm_rcu;
+};
+
+struct mm_struct {
+	struct maple_tree mm_mt;
+	unsigned long mmap_base;
+	unsigned long task_size;
+	pgd_t *pgd;
+	atomic_t mm_users;
+	atomic_t mm_count;
+	atomic_long_t pgtables_bytes;
+	int map_count;
+	spinlock_t page_table_lock;
+	struct rw_semaphore mmap_lock;
+	unsigned long hiwater_rss;
+	unsigned long hiwater_vm;
+	unsigned long total_vm;
+	unsigned long locked_vm;
+	atomic64_t pinned_vm;
+	unsigned long data_vm;
+	unsigned long exec_vm;
+	unsigned long stack_vm;
+	unsigned long def_flags;
+	unsigned long start_code, end_code, start_data, end_data;
+	unsigned long start_brk, brk, start_stack;
+	unsigned long flags;
+	struct file *exe_file;
+	/* mm-sim: page-table pages by level (pte, pmd, pud) and mapped pages */
+	long ksim_nr_ptes, ksim_nr_pmds, ksim_nr_puds;
+	long ksim_rss;
+	struct list_head ksim_mms;	/* every live mm, for checks */
+	int ksim_id;
+};
+
+struct task_struct {
+	struct mm_struct *mm;
+	int pid;
+	char comm[16];
+};
+extern __thread struct task_struct *ksim_current;
+#define current ksim_current
+
+struct vma_iterator {
+	struct ma_state mas;
+};
+#if KSIM_KVER_CODE >= 0x060c00
+#define VMA_ITERATOR(name, __mm, __addr)				\
+	struct vma_iterator name = {					\
+		.mas = {						\
+			.tree = &(__mm)->mm_mt,				\
+			.index = __addr,				\
+			.node = NULL,					\
+			.status = ma_start,				\
+		},							\
+	}
+static inline void vma_iter_init(struct vma_iterator *vmi,
+		struct mm_struct *mm, unsigned long addr)
+{
+	mas_init(&vmi->mas, &mm->mm_mt, addr);
+}
+#else
+#define VMA_ITERATOR(name, __mm, __addr)				\
+	struct vma_iterator name = {					\
+		.mas = {						\
+			.tree = &(__mm)->mm_mt,				\
+			.index = __addr,				\
+			.node = MAS_START,				\
+		},							\
+	}
+static inline void vma_iter_init(struct vma_iterator *vmi,
+		struct mm_struct *mm, unsigned long addr)
+{
+	vmi->mas.tree = &mm->mm_mt;
+	vmi->mas.index = addr;
+	vmi->mas.node = MAS_START;
+}
+#endif
+#define for_each_vma(__vmi, __vma)					\
+	while (((__vma) = vma_next(&(__vmi))) != NULL)
+#define for_each_vma_range(__vmi, __vma, __end)				\
+	while (((__vma) = vma_find(&(__vmi), (__end))) != NULL)
+
+/* ---- the mmu_gather, simulated: collects what a real one would flush ---- */
+struct mmu_gather {
+	struct mm_struct *mm;
+	unsigned long start, end;
+	unsigned int fullmm : 1;
+	unsigned int freed_tables : 1;
+	unsigned long nr_freed_tables;
+};
+struct zap_details {
+	struct folio *single_folio;
+	bool even_cows;
+	unsigned int zap_flags;
+};
+typedef unsigned int zap_flags_t;
+#define ZAP_FLAG_DROP_MARKER	((zap_flags_t)1 << 0)
+#define ZAP_FLAG_UNMAP		((zap_flags_t)1 << 1)
+
+struct mmu_notifier_range {
+	unsigned long start, end;
+};
+#define mmu_notifier_range_init(r, ...)		do { (r)->start = 0; (r)->end = 0; } while (0)
+#define mmu_notifier_invalidate_range_start(r)	do { } while (0)
+#define mmu_notifier_invalidate_range_end(r)	do { } while (0)
+#define mmu_notifier_release(mm)		do { } while (0)
+
+/* ---- locks ---- */
+#define mmap_write_lock(mm)		down_write(&(mm)->mmap_lock)
+#define mmap_write_lock_nested(mm, c)	down_write_nested(&(mm)->mmap_lock, c)
+#define mmap_write_lock_killable(mm)	down_write_killable(&(mm)->mmap_lock)
+#define mmap_write_unlock(mm)		up_write(&(mm)->mmap_lock)
+#define mmap_write_downgrade(mm)	downgrade_write(&(mm)->mmap_lock)
+#define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
+#define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
+#define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
+#define mmap_assert_write_locked(mm)	lockdep_assert_held_write(&(mm)->mmap_lock)
+#define i_mmap_lock_write(m)		down_write(&(m)->i_mmap_rwsem)
+#define i_mmap_unlock_write(m)		up_write(&(m)->i_mmap_rwsem)
+#define i_mmap_lock_read(m)		down_read(&(m)->i_mmap_rwsem)
+#define i_mmap_unlock_read(m)		up_read(&(m)->i_mmap_rwsem)
+#define i_mmap_assert_write_locked(m)	lockdep_assert_held_write(&(m)->i_mmap_rwsem)
+static inline void anon_vma_lock_write(struct anon_vma *anon_vma)
+{
+	down_write(&anon_vma->root->rwsem);
+}
+static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
+{
+	up_write(&anon_vma->root->rwsem);
+}
+#define anon_vma_lock_read(a)	down_read(&(a)->root->rwsem)
+#define anon_vma_unlock_read(a)	up_read(&(a)->root->rwsem)
+#define down_write_nest_lock(sem, nest)	down_write(sem)
+#define flush_dcache_mmap_lock(m)	do { } while (0)
+#define flush_dcache_mmap_unlock(m)	do { } while (0)
+
+/* Per-VMA locks (CONFIG_PER_VMA_LOCK) are not configured. */
+static inline void vma_start_write(struct vm_area_struct *vma) { }
+static inline void vma_assert_write_locked(struct vm_area_struct *vma) { }
+static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
+{
+	vma->detached = detached;
+}
+static inline bool vma_lock_alloc(struct vm_area_struct *vma) { return true; }
+static inline void vma_lock_free(struct vm_area_struct *vma) { }
+static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
+static inline void vma_numab_state_free(struct vm_area_struct *vma) { }
+static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
+
+/* ---- out-of-scope subsystems, as a kernel built without them ---- */
+#define uprobe_mmap(vma)			do { } while (0)
+#define uprobe_munmap(vma, s, e)		do { } while (0)
+#define uprobe_dup_mmap(o, n)			do { } while (0)
+#define uprobe_start_dup_mmap()			do { } while (0)
+#define uprobe_end_dup_mmap()			do { } while (0)
+#define flush_cache_dup_mm(mm)			do { } while (0)
+#define flush_cache_mm(mm)			do { } while (0)
+#define flush_cache_range(v, s, e)		do { } while (0)
+#define flush_tlb_mm(mm)			do { } while (0)
+#define flush_tlb_range(v, s, e)		do { } while (0)
+#define arch_dup_mmap(o, n)			0
+#define arch_exit_mmap(mm)			do { } while (0)
+#define arch_unmap(mm, s, e)			do { } while (0)
+#define ksm_fork(n, o)				0
+#define khugepaged_fork(n, o)			do { } while (0)
+#define khugepaged_enter_vma(v, f)		do { } while (0)
+#define ksm_add_vma(v)				do { } while (0)
+#define lru_add_drain()				do { } while (0)
+#define trace_exit_mmap(mm)			do { } while (0)
+#define trace_vma_mas_szero(...)		do { } while (0)
+#define trace_vma_store(...)			do { } while (0)
+#define perf_event_mmap(v)			do { } while (0)
+#define untrack_pfn_clear(v)			do { } while (0)
+#define untrack_pfn(...)			do { } while (0)
+#define __unmap_hugepage_range_final(...)	do { } while (0)
+#define hugetlb_dup_vma_private(v)		do { } while (0)
+#define hugetlb_split(v, a)			do { } while (0)
+#define hugetlb_zap_begin(v, s, e)		do { } while (0)
+#define hugetlb_zap_end(v, d)			do { } while (0)
+#define hugetlb_free_pgd_range(t, a, e, f, c)	do { } while (0)
+#define vma_adjust_trans_huge(v, s, e, a)	do { } while (0)
+#define update_hiwater_rss(mm)			do { } while (0)
+#define update_hiwater_vm(mm)			do { } while (0)
+#define mpol_put(p)				do { } while (0)
+#define vma_policy(vma)				NULL
+#define mpol_equal(a, b)			true
+#define vma_dup_policy(src, dst)		0
+#define dup_userfaultfd(v, l)			0
+#define dup_userfaultfd_complete(l)		do { } while (0)
+#define dup_userfaultfd_fail(l)			do { } while (0)
+#define userfaultfd_unmap_prep(v, s, e, u)	0
+#define userfaultfd_unmap_complete(mm, u)	do { } while (0)
+#define userfaultfd_wp(v)			false
+#define is_mergeable_vm_userfaultfd_ctx(v, c)	true
+#define dup_mm_exe_file(mm, old)		do { } while (0)
+#define anon_vma_name(vma)			((struct anon_vma_name *)NULL)
+#define anon_vma_name_eq(a, b)			true
+#define dup_anon_vma_name(o, n)			do { } while (0)
+#define free_anon_vma_name(v)			do { } while (0)
+#define vma_soft_dirty_enabled(v)		false
+#define is_vm_hugetlb_page(v)			false
+#define vma_is_dax(v)				false
+#define mapping_can_writeback(m)		false
+#define vma_is_shmem(v)				false
+#define can_modify_mm(mm, s, e)			true
+#define mm_wr_locked_dummy			0
+#define pgprot_modify(o, n)			(n)
+#define vm_get_page_prot(f)			__pgprot((f) & VM_ACCESS_FLAGS)
+#define tlb_change_page_size(t, s)		do { } while (0)
+#define tlb_start_vma(t, v)			do { } while (0)
+#define tlb_end_vma(t, v)			do { } while (0)
+#define mmap_min_addr				0UL
+#define sysctl_max_map_count			(1 << 30)
+#define rlimit(r)				(~0UL)
+#define rlimit_max(r)				(~0UL)
+#define __unmap_hugepage_range(t, v, s, e, p, f)	do { } while (0)
+#define RLIMIT_DATA				2
+#define RLIMIT_MEMLOCK				8
+#define RLIMIT_AS				9
+#define ignore_rlimit_data			false
+#define AS_MM_ALL_LOCKS				2
+extern unsigned long stack_guard_gap;
+
+static inline struct file *get_file(struct file *f)
+{
+	atomic_long_inc(&f->f_count);
+	return f;
+}
+void fput(struct file *f);
+
+/* mmap_region()/mprotect_fixup() collaborators (6.12) */
+#define map_deny_write_exec(o, n)		false
+#define arch_validate_flags(f)			true
+#define arch_has_pfn_modify_check()		false
+#define walk_page_range(...)			0
+#define is_file_hugepages(f)			false
+#define vma_supports_mlock(v)			true
+#define populate_vma_page_range(v, s, e, l)	0
+#define MM_CP_TRY_CHANGE_WRITABLE		(1UL << 0)
+static inline int mapping_map_writable(struct address_space *mapping)
+{
+	if (atomic_read(&mapping->i_mmap_writable) < 0)
+		return -EPERM;
+	atomic_inc(&mapping->i_mmap_writable);
+	return 0;
+}
+/*
+ * A file's ->mmap() hook: simulated files do no work there, but the hook
+ * can fail, as a driver's can, so it is a fault-injection site: that is
+ * what reaches mmap_region()'s unmap_and_free_file_vma error path.
+ */
+static inline int mmap_file(struct file *file, struct vm_area_struct *vma)
+{
+	return ksim_should_fail("mmap_file", __FILE__, __LINE__, GFP_KERNEL) ? -ENOMEM : 0;
+}
+int shmem_zero_setup(struct vm_area_struct *vma);
+long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		       unsigned long start, unsigned long end, unsigned long cp_flags);
+int mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
+		   struct vm_area_struct *vma, struct vm_area_struct **pprev,
+		   unsigned long start, unsigned long end, unsigned long newflags);
+unsigned long mmap_region(struct file *file, unsigned long addr,
+		unsigned long len, vm_flags_t vm_flags, unsigned long pgoff,
+		struct list_head *uf);
+void vma_set_page_prot(struct vm_area_struct *vma);
+struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
+void unlink_file_vma(struct vm_area_struct *vma);
+#if KSIM_KVER_CODE < 0x060c00
+void vma_close(struct vm_area_struct *vma);		/* 6.1: mm/util.c */
+#endif
+
+static inline void mapping_allow_writable(struct address_space *mapping)
+{
+	atomic_inc(&mapping->i_mmap_writable);
+}
+static inline void mapping_unmap_writable(struct address_space *mapping)
+{
+	atomic_dec(&mapping->i_mmap_writable);
+}
+
+/* Commit accounting (mm/util.c): simulated as one counter, checked to return to zero. */
+extern atomic_long_t vm_committed_as;
+static inline void vm_acct_memory(long pages)
+{
+	atomic_long_add(pages, &vm_committed_as);
+}
+static inline void vm_unacct_memory(long pages)
+{
+	vm_acct_memory(-pages);
+}
+static inline int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
+{
+	vm_acct_memory(pages);
+	return 0;
+}
+
+/* ---- interval trees (mm/interval_tree.c, compiled unmodified) ---- */
+void vma_interval_tree_insert(struct vm_area_struct *node, struct rb_root_cached *root);
+void vma_interval_tree_insert_after(struct vm_area_struct *node,
+		struct vm_area_struct *prev, struct rb_root_cached *root);
+void vma_interval_tree_remove(struct vm_area_struct *node, struct rb_root_cached *root);
+struct vm_area_struct *vma_interval_tree_iter_first(struct rb_root_cached *root,
+		unsigned long start, unsigned long last);
+struct vm_area_struct *vma_interval_tree_iter_next(struct vm_area_struct *node,
+		unsigned long start, unsigned long last);
+void anon_vma_interval_tree_insert(struct anon_vma_chain *node, struct rb_root_cached *root);
+void anon_vma_interval_tree_remove(struct anon_vma_chain *node, struct rb_root_cached *root);
+struct anon_vma_chain *anon_vma_interval_tree_iter_first(struct rb_root_cached *root,
+		unsigned long start, unsigned long last);
+struct anon_vma_chain *anon_vma_interval_tree_iter_next(struct anon_vma_chain *node,
+		unsigned long start, unsigned long last);
+#define vma_interval_tree_foreach(vma, root, start, last)		\
+	for (vma = vma_interval_tree_iter_first(root, start, last);	\
+	     vma; vma = vma_interval_tree_iter_next(vma, start, last))
+#define anon_vma_interval_tree_foreach(avc, root, start, last)		 \
+	for (avc = anon_vma_interval_tree_iter_first(root, start, last); \
+	     avc; avc = anon_vma_interval_tree_iter_next(avc, start, last))
+
+/* ---- rmap (mm/rmap.c functions extracted; these are include/linux/rmap.h's) ---- */
+void anon_vma_init(void);
+int __anon_vma_prepare(struct vm_area_struct *vma);
+void unlink_anon_vmas(struct vm_area_struct *vma);
+int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src);
+int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma);
+void __put_anon_vma(struct anon_vma *anon_vma);
+static inline int anon_vma_prepare(struct vm_area_struct *vma)
+{
+	if (likely(vma->anon_vma))
+		return 0;
+	return __anon_vma_prepare(vma);
+}
+static inline void anon_vma_merge(struct vm_area_struct *vma, struct vm_area_struct *next)
+{
+	VM_BUG_ON_VMA(vma->anon_vma != next->anon_vma, vma);
+	unlink_anon_vmas(next);
+}
+static inline void get_anon_vma(struct anon_vma *anon_vma)
+{
+	atomic_inc(&anon_vma->refcount);
+}
+static inline void put_anon_vma(struct anon_vma *anon_vma)
+{
+	if (atomic_dec_and_test(&anon_vma->refcount))
+		__put_anon_vma(anon_vma);
+}
+
+/* ---- fork.c / mmap.c / memory.c functions (extracted) ---- */
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
+void vm_area_free(struct vm_area_struct *vma);
+void vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages);
+bool may_expand_vm(struct mm_struct *mm, vm_flags_t flags, unsigned long npages);
+void exit_mmap(struct mm_struct *mm);
+void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
+		    unsigned long floor, unsigned long ceiling);
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+struct vm_area_struct *find_vma_intersection(struct mm_struct *mm,
+		unsigned long start_addr, unsigned long end_addr);
+struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
+		struct vm_area_struct **pprev);
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		      unsigned long addr, unsigned long end, struct zap_details *details);
+#if KSIM_KVER_CODE >= 0x060c00
+void free_pgtables(struct mmu_gather *tlb, struct ma_state *mas,
+		   struct vm_area_struct *vma, unsigned long floor,
+		   unsigned long ceiling, bool mm_wr_locked);
+void unmap_vmas(struct mmu_gather *tlb, struct ma_state *mas,
+		struct vm_area_struct *vma, unsigned long start_addr,
+		unsigned long end_addr, unsigned long tree_end, bool mm_wr_locked);
+#else
+void free_pgtables(struct mmu_gather *tlb, struct maple_tree *mt,
+		   struct vm_area_struct *vma, unsigned long floor,
+		   unsigned long ceiling);
+void unmap_vmas(struct mmu_gather *tlb, struct maple_tree *mt,
+		struct vm_area_struct *vma, unsigned long start_addr,
+		unsigned long end_addr);
+#endif
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
+void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm);
+void tlb_finish_mmu(struct mmu_gather *tlb);
+
+extern struct kmem_cache *vm_area_cachep;
+extern const struct vm_operations_struct vma_dummy_vm_ops;
+
+/* CONFIG_DEBUG_VM: the VM_WARN_* forms return the condition, as mmdebug.h's do. */
+#undef VM_BUG_ON
+#undef VM_BUG_ON_VMA
+#undef VM_BUG_ON_MM
+#undef VM_WARN_ON
+#undef VM_WARN_ON_ONCE
+#undef VM_WARN_ON_VMA
+#undef VM_WARN_ON_ONCE_VMA
+#undef VM_WARN_ON_ONCE_MM
+#define VM_BUG_ON(cond)			BUG_ON(cond)
+#define VM_BUG_ON_VMA(cond, vma)	BUG_ON(cond)
+#define VM_BUG_ON_MM(cond, mm)		BUG_ON(cond)
+#define VM_WARN_ON(cond)		(void)WARN_ON(cond)
+#define VM_WARN_ON_ONCE(cond)		(void)WARN_ON_ONCE(cond)
+#define VM_WARN_ON_VMA(cond, vma)	(void)WARN_ON(cond)
+#define VM_WARN_ON_ONCE_VMA(cond, vma)	WARN_ON_ONCE(cond)
+#define VM_WARN_ON_ONCE_MM(cond, mm)	WARN_ON_ONCE(cond)
+#define dump_vma(v)			do { } while (0)
+#define dump_mm(m)			do { } while (0)
+void vma_iter_dump_tree(const struct vma_iterator *vmi);
+
+/* The kernel's inline helpers from include/linux/mm.h, verbatim. */
+#include "mm_inline_gen.h"
+
+/* ---- simulated page-table primitives (implemented in pgtable.c) ---- */
+#include <mm_sim/pgtable.h>
+
+#endif /* __MM_VMA_INTERNAL_H */

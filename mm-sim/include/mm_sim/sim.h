@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The process simulator: address spaces built and changed through the
+ * kernel's own functions, and the invariant checks run after every
+ * operation.  Test and benchmark code includes this; it needs nothing
+ * else from the kernel side.
+ */
+#ifndef _MM_SIM_SIM_H
+#define _MM_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mm_struct;
+struct file;
+struct list_head;
+
+/* Simulated vm_flags the tests pass (kernel values). */
+#define KSIM_VM_READ		0x00000001UL
+#define KSIM_VM_WRITE		0x00000002UL
+#define KSIM_VM_EXEC		0x00000004UL
+#define KSIM_VM_SHARED		0x00000008UL
+#define KSIM_VM_MAYREAD		0x00000010UL
+#define KSIM_VM_MAYWRITE	0x00000020UL
+#define KSIM_VM_MAYEXEC		0x00000040UL
+#define KSIM_VM_MAYSHARE	0x00000080UL
+#define KSIM_VM_GROWSDOWN	0x00000100UL
+#define KSIM_VM_DONTCOPY	0x00020000UL
+#define KSIM_VM_ACCOUNT		0x00100000UL
+#define KSIM_VM_NORESERVE	0x00200000UL
+#define KSIM_VM_WIPEONFORK	0x02000000UL
+#define KSIM_PAGE_SIZE		4096UL
+
+/* Does this tree have mm/vma.c (6.12+), and so munmap/mprotect/brk/mmap merging? */
+bool ksim_mm_has_vma_c(void);
+/* Kernel version the library was built from, e.g. 0x060c00. */
+unsigned int ksim_mm_kver(void);
+
+void ksim_mm_sim_init(void);
+struct mm_struct *ksim_mm_new(void);		/* NULL: allocation failed */
+void ksim_mm_exit(struct mm_struct *mm);	/* exit_mmap + free; checks all freed */
+int ksim_fork(struct mm_struct *parent, struct mm_struct **child);
+
+/*
+ * Operations.  Addresses and lengths are bytes; flags are vm_flags.
+ * ksim_mmap() maps at a fixed address (MAP_FIXED: unmaps what is there);
+ * on a tree without mm/vma.c it inserts the VMA directly (no merging).
+ * Each returns 0 or a negative errno.
+ */
+long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+	       unsigned long vm_flags, struct file *file, unsigned long pgoff);
+int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
+int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		  unsigned long access);	/* READ|WRITE|EXEC bits */
+int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
+/* Where the heap starts (start_brk = brk = @start), as exec would set it. */
+void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start);
+int ksim_touch(struct mm_struct *mm, unsigned long addr, bool write);
+/* Insert a VMA straight into the tree (shape building, any tree version). */
+int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags, struct file *file, unsigned long pgoff);
+
+struct file *ksim_file_open(const char *name);
+void ksim_file_close(struct file *f);		/* drop the opener's reference */
+struct list_head *ksim_file_list(void);
+
+/* Invariants: returns the number of violations (each reported as a problem). */
+unsigned long ksim_mm_check(struct mm_struct *mm);
+/* anon_vma and i_mmap consistency across every live mm, files, accounting. */
+unsigned long ksim_mm_check_global(void);
+/* At the end: no mm, page-table page, file or commit charge left. */
+unsigned long ksim_mm_check_all_freed(void);
+
+/* Parent-unchanged check for the failure sweeps. */
+struct ksim_mm_snapshot;
+struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm);
+unsigned long ksim_mm_snapshot_compare(struct ksim_mm_snapshot *s, struct mm_struct *mm);
+void ksim_mm_snapshot_free(struct ksim_mm_snapshot *s);
+
+/* Counters and facts for tests and the benchmark. */
+struct ksim_mm_info {
+	int map_count;
+	unsigned long total_vm, data_vm, exec_vm, stack_vm;
+	long nr_ptes, nr_pmds, nr_puds, rss;
+};
+void ksim_mm_info(struct mm_struct *mm, struct ksim_mm_info *out);
+/* Skip the per-operation checks (benchmarks). */
+extern bool ksim_mm_checks_off;
+
+/* Tree copy alone, for the benchmark: returns 0 or -ENOMEM. */
+int ksim_tree_dup_mt(struct mm_struct *src, struct mm_struct *dst);	/* __mt_dup */
+int ksim_tree_dup_store(struct mm_struct *src, struct mm_struct *dst);	/* store by store */
+void ksim_tree_destroy(struct mm_struct *mm);
+
+#endif

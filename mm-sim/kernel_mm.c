@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel side of mm-sim, one translation unit: kernel code compiled
+ * unmodified against mm_sim/kernel.h.
+ *
+ *   lib/rbtree.c, mm/interval_tree.c   #included whole
+ *   mm/vma.c (6.12 and later)          #included whole
+ *   mm_extract_gen.c                   functions extracted verbatim at build
+ *                                      time from kernel/fork.c, mm/rmap.c,
+ *                                      mm/memory.c, mm/mmap.c
+ *                                      (mm-sim/extract/functions.txt)
+ *
+ * Static kernel functions the simulator drives (dup_mmap) get a ksim_
+ * wrapper at the end; the kernel's static caches are defined here, as the
+ * files they come from define them.
+ */
+#include <mm_sim/kernel.h>
+#include <lib/rbtree.c>
+#include <mm/interval_tree.c>
+
+struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
+static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
+static struct kmem_cache *anon_vma_chain_cachep;
+
+#if KSIM_KVER_CODE >= 0x060c00
+#include <mm/vma.c>
+#endif
+
+#include "mm_extract_gen.c"
+
+int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	return dup_mmap(mm, oldmm);
+}
+
+/* kernel/fork.c's proc_caches_init() and mm/rmap.c's anon_vma_init(), once. */
+void ksim_mm_caches_init(void)
+{
+	if (vm_area_cachep)
+		return;
+	vm_area_cachep = KMEM_CACHE(vm_area_struct, SLAB_PANIC | SLAB_ACCOUNT);
+	anon_vma_init();
+}
+
+/*
+ * mm/memory.c's copy_page_range(), simulated below the decision: the
+ * kernel's own vma_needs_copy() (extracted) decides whether the parent's
+ * page tables are copied at all; the copy itself walks the simulated
+ * tables, allocating the child's through the __pud/__pmd/__pte_alloc
+ * fault sites, and write-protects private writable ptes in both (COW).
+ */
+pte_t *ksim_pte_lookup(struct mm_struct *mm, unsigned long addr);
+pte_t *ksim_pte_alloc(struct mm_struct *mm, unsigned long addr);
+
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	unsigned long addr = src_vma->vm_start, end = src_vma->vm_end;
+	bool cow = !(src_vma->vm_flags & VM_SHARED) && (src_vma->vm_flags & VM_MAYWRITE);
+
+	if (!vma_needs_copy(dst_vma, src_vma))
+		return 0;
+	while (addr < end) {
+		unsigned long next = pmd_addr_end(addr, end);
+		pte_t *src = ksim_pte_lookup(src_mm, addr), *dst;
+
+		for (; src && addr < next; addr += PAGE_SIZE, src++) {
+			if (pte_none(*src))
+				continue;
+			dst = ksim_pte_alloc(dst_mm, addr);
+			if (!dst)
+				return -ENOMEM;
+			if (cow)
+				src->pte &= ~_PAGE_RW;
+			dst->pte = src->pte;
+			dst_mm->ksim_rss++;
+		}
+		addr = next;
+	}
+	return 0;
+}
+
+/* mm/mprotect.c's change_protection(), simulated: drop write from ptes. */
+long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		       unsigned long start, unsigned long end, unsigned long cp_flags)
+{
+	long pages = 0;
+
+	if (vma->vm_flags & VM_WRITE)
+		return 0;
+	for (; start < end; start += PAGE_SIZE) {
+		pte_t *pte = ksim_pte_lookup(vma->vm_mm, start);
+
+		if (pte && pte_present(*pte) && pte_write(*pte)) {
+			pte->pte &= ~_PAGE_RW;
+			pages++;
+		}
+	}
+	return pages;
+}
+
+/* mm/shmem.c's shmem_zero_setup(), simulated: a fresh file backs the mapping. */
+struct file *ksim_file_open(const char *name);
+int shmem_zero_setup(struct vm_area_struct *vma)
+{
+	struct file *file = ksim_file_open("dev/zero (shared anonymous)");
+
+	file->ksim_opened = false;	/* only the mapping holds it */
+	if (vma->vm_file)
+		fput(vma->vm_file);
+	vma->vm_file = file;
+	return 0;
+}
+
+#if KSIM_KVER_CODE >= 0x060c00
+int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
+		      unsigned long addr, unsigned long len, unsigned long flags)
+{
+	return do_brk_flags(vmi, vma, addr, len, flags);
+}
+#endif

@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process simulator: mm_structs created, changed, forked and torn down
+ * through the kernel's own functions, and the invariants checked after
+ * every operation (mm-sim/README.md lists them).
+ *
+ * The syscall layer above the kernel functions is ours and kept thin:
+ * ksim_mmap() is mmap_region() (real) at a fixed address, ksim_munmap() is
+ * do_vmi_munmap() (real), ksim_mprotect() walks the VMAs in range calling
+ * mprotect_fixup() (real) as do_mprotect_pkey() does, ksim_brk() calls
+ * do_brk_flags() or do_vmi_munmap() (real) as sys_brk() does, ksim_fork()
+ * is dup_mm(): a new mm, dup_mmap() (real), and mmput() -> exit_mmap()
+ * (real) if it failed.  ksim_touch() is the page-fault path, simulated:
+ * anon_vma_prepare() (real) and the page-table walk that allocates tables.
+ */
+#include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>
+#if KSIM_KVER_CODE >= 0x060c00
+#include <mm/vma.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+bool ksim_mm_checks_off;
+static LIST_HEAD(ksim_mms);
+static int ksim_mm_next_id;
+static struct task_struct ksim_task_struct = { .comm = "ksim-mm" };
+static unsigned long ksim_next_pfn = 0x1000;
+
+int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+void ksim_mm_caches_init(void);
+pte_t *ksim_pte_lookup(struct mm_struct *mm, unsigned long addr);
+pte_t *ksim_pte_alloc(struct mm_struct *mm, unsigned long addr);
+int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
+		      unsigned long addr, unsigned long len, unsigned long flags);
+
+#define CHECK(cond, ...) do {							\
+	if (unlikely(!(cond))) {						\
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, __VA_ARGS__);	\
+		bad++;								\
+	}									\
+} while (0)
+
+bool ksim_mm_has_vma_c(void)
+{
+	return KSIM_KVER_CODE >= 0x060c00;
+}
+
+unsigned int ksim_mm_kver(void)
+{
+	return KSIM_KVER_CODE;
+}
+
+void ksim_mm_sim_init(void)
+{
+	ksim_mm_caches_init();
+	ksim_current = &ksim_task_struct;
+}
+
+/* The mm_alloc()/mm_init() part that matters here. */
+struct mm_struct *ksim_mm_new(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	BUG_ON(!mm);
+	mt_init_flags(&mm->mm_mt, MM_MT_FLAGS);
+	init_rwsem(&mm->mmap_lock);
+	mt_set_external_lock(&mm->mm_mt, &mm->mmap_lock);
+	spin_lock_init(&mm->page_table_lock);
+	atomic_set(&mm->mm_users, 1);
+	atomic_set(&mm->mm_count, 1);
+	mm->task_size = TASK_SIZE;
+	mm->pgd = pgd_alloc(mm);
+	if (!mm->pgd) {
+		free(mm);
+		return NULL;
+	}
+	mm->ksim_id = ++ksim_mm_next_id;
+	list_add_tail(&mm->ksim_mms, &ksim_mms);
+	return mm;
+}
+
+static void ksim_set_current(struct mm_struct *mm)
+{
+	ksim_current = &ksim_task_struct;
+	ksim_task_struct.mm = mm;
+}
+
+/* mmput() of the last user: exit_mmap() (real), then the pgd and the mm. */
+void ksim_mm_exit(struct mm_struct *mm)
+{
+	ksim_set_current(mm);
+	exit_mmap(mm);
+	if (mm->ksim_nr_ptes || mm->ksim_nr_pmds || mm->ksim_nr_puds)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "mm %d exited with page tables left: %ld pte, %ld pmd, %ld pud tables",
+			     mm->ksim_id, mm->ksim_nr_ptes, mm->ksim_nr_pmds, mm->ksim_nr_puds);
+	if (mm->ksim_rss)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "mm %d exited with %ld pages still mapped", mm->ksim_id, mm->ksim_rss);
+	if (!mtree_empty(&mm->mm_mt))
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
+			     mm->ksim_id);
+	pgd_free(mm, mm->pgd);
+	if (!ksim_mm_checks_off && ksim_pt_live_mm(mm))
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "mm %d: %lu page-table pages leaked (still registered to it)",
+			     mm->ksim_id, ksim_pt_live_mm(mm));
+	list_del(&mm->ksim_mms);
+	ksim_set_current(NULL);
+	free(mm);
+}
+
+/* dup_mm(): copy the address space; on failure the half-built mm is put. */
+int ksim_fork(struct mm_struct *parent, struct mm_struct **childp)
+{
+	struct mm_struct *child = ksim_mm_new();
+	int err;
+
+	*childp = NULL;
+	if (!child)
+		return -ENOMEM;
+	ksim_set_current(parent);
+	child->def_flags = parent->def_flags;
+	child->start_brk = parent->start_brk;
+	child->brk = parent->brk;
+	err = ksim_dup_mmap(child, parent);
+	ksim_set_current(NULL);
+	if (err) {
+		ksim_mm_exit(child);
+		return err;
+	}
+	*childp = child;
+	return 0;
+}
+
+long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+	       unsigned long vm_flags, struct file *file, unsigned long pgoff)
+{
+	long ret;
+
+	if (!len || (addr | len) & ~PAGE_MASK || addr + len > TASK_SIZE || addr + len < addr)
+		return -EINVAL;
+	/* do_mmap(): anonymous shared mappings start at pgoff 0, private ones at addr */
+	if (!file)
+		pgoff = (vm_flags & VM_SHARED) ? 0 : addr >> PAGE_SHIFT;
+#if KSIM_KVER_CODE >= 0x060c00
+	{
+		LIST_HEAD(uf);
+
+		ksim_set_current(mm);
+		mmap_write_lock(mm);
+		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
+		mmap_write_unlock(mm);
+		ksim_set_current(NULL);
+		return IS_ERR_VALUE(ret) ? ret : 0;
+	}
+#else
+	ret = ksim_map_direct(mm, addr, addr + len, vm_flags, file, pgoff);
+	return ret;
+#endif
+}
+
+int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+#if KSIM_KVER_CODE >= 0x060c00
+	VMA_ITERATOR(vmi, mm, addr);
+	LIST_HEAD(uf);
+	int ret;
+
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	ret = do_vmi_munmap(&vmi, mm, addr, len, &uf, false);
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* do_mprotect_pkey()'s loop over the VMAs in range, without pkeys/PROT_GROWS*. */
+int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
+		  unsigned long access)
+{
+#if KSIM_KVER_CODE >= 0x060c00
+	unsigned long end = start + PAGE_ALIGN(len), nstart, tmp;
+	struct vm_area_struct *vma, *prev;
+	struct mmu_gather tlb;
+	int error = -ENOMEM;
+	VMA_ITERATOR(vmi, mm, start);
+
+	if (start & ~PAGE_MASK || end <= start)
+		return -EINVAL;
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	vma = vma_find(&vmi, end);
+	if (!vma || vma->vm_start > start)
+		goto out;
+	prev = vma_prev(&vmi);
+	if (start > vma->vm_start)
+		prev = vma;
+	tlb_gather_mmu(&tlb, mm);
+	nstart = start;
+	tmp = vma->vm_start;
+	for_each_vma_range(vmi, vma, end) {
+		unsigned long newflags;
+
+		if (vma->vm_start != tmp) {
+			error = -ENOMEM;
+			break;
+		}
+		newflags = access & VM_ACCESS_FLAGS;
+		newflags |= vma->vm_flags & ~VM_ACCESS_FLAGS;
+		if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS) {
+			error = -EACCES;
+			break;
+		}
+		tmp = vma->vm_end;
+		if (tmp > end)
+			tmp = end;
+		error = mprotect_fixup(&vmi, &tlb, vma, &prev, nstart, tmp, newflags);
+		if (error)
+			break;
+		tmp = vma_iter_end(&vmi);
+		nstart = tmp;
+		prev = vma;
+	}
+	tlb_finish_mmu(&tlb);
+	if (!error && tmp < end)
+		error = -ENOMEM;
+out:
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return error;
+#else
+	return -ENOSYS;
+#endif
+}
+
+void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start)
+{
+	mm->start_brk = mm->brk = start;
+}
+
+/* sys_brk() without randomisation or rlimits: grow with do_brk_flags(), shrink with munmap. */
+int ksim_brk(struct mm_struct *mm, unsigned long newbrk)
+{
+#if KSIM_KVER_CODE >= 0x060c00
+	unsigned long oldbrk = PAGE_ALIGN(mm->brk);
+	struct vm_area_struct *brkvma, *next;
+	VMA_ITERATOR(vmi, mm, 0);
+	LIST_HEAD(uf);
+	int ret = 0;
+
+	if (newbrk < mm->start_brk)
+		return -EINVAL;
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	newbrk = PAGE_ALIGN(newbrk);
+	if (newbrk == oldbrk) {
+		mm->brk = newbrk;
+	} else if (newbrk < oldbrk) {
+		vma_iter_init(&vmi, mm, newbrk);
+		ret = do_vmi_munmap(&vmi, mm, newbrk, oldbrk - newbrk, &uf, false);
+		if (!ret)
+			mm->brk = newbrk;
+	} else {
+		vma_iter_init(&vmi, mm, oldbrk);
+		next = vma_find(&vmi, newbrk + PAGE_SIZE);
+		if (next) {
+			ret = -ENOMEM;
+		} else {
+			brkvma = vma_prev_limit(&vmi, mm->start_brk);
+			ret = ksim_do_brk_flags(&vmi, brkvma, oldbrk, newbrk - oldbrk, 0);
+			if (!ret)
+				mm->brk = newbrk;
+		}
+	}
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* Shape building on any tree: one VMA straight into the tree, no merging. */
+int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags, struct file *file, unsigned long pgoff)
+{
+	struct vm_area_struct *vma;
+	MA_STATE(mas, &mm->mm_mt, start, end - 1);
+	int ret = 0;
+
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	if (find_vma_intersection(mm, start, end)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	vma = vm_area_alloc(mm);
+	if (!vma) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	vma->vm_start = start;
+	vma->vm_end = end;
+	vma->vm_pgoff = file ? pgoff : start >> PAGE_SHIFT;
+#if KSIM_KVER_CODE >= 0x060c00
+	vm_flags_init(vma, vm_flags);
+#else
+	vma->vm_flags = vm_flags;
+#endif
+	vma->vm_page_prot = vm_get_page_prot(vm_flags);
+	if (file)
+		vma->vm_file = get_file(file);
+	else
+		vma_set_anonymous(vma);
+	if (mas_store_gfp(&mas, vma, GFP_KERNEL)) {
+		if (file)
+			fput(file);
+		vm_area_free(vma);
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (file) {
+		struct address_space *mapping = file->f_mapping;
+
+		i_mmap_lock_write(mapping);
+		if (vma_is_shared_maywrite(vma))
+			mapping_allow_writable(mapping);
+		vma_interval_tree_insert(vma, &mapping->i_mmap);
+		i_mmap_unlock_write(mapping);
+	}
+	mm->map_count++;
+	vm_stat_account(mm, vm_flags, (end - start) >> PAGE_SHIFT);
+	if (vm_flags & VM_ACCOUNT)
+		security_vm_enough_memory_mm(mm, (end - start) >> PAGE_SHIFT);
+out:
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return ret;
+}
+
+/*
+ * The page-fault path, simulated: find the VMA, check access, give
+ * anonymous private memory its anon_vma (anon_vma_prepare(), real), walk
+ * and allocate the page tables, map a fresh page (or break COW on write).
+ */
+int ksim_touch(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	struct vm_area_struct *vma;
+	pte_t *pte;
+	int ret = 0;
+
+	ksim_set_current(mm);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma || !(vma->vm_flags & (write ? VM_WRITE : VM_READ))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (!(vma->vm_flags & VM_SHARED) && anon_vma_prepare(vma)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	spin_lock(&mm->page_table_lock);
+	pte = ksim_pte_alloc(mm, addr & PAGE_MASK);
+	if (!pte) {
+		ret = -ENOMEM;
+	} else if (pte_none(*pte)) {
+		pte->pte = (ksim_next_pfn++ << PAGE_SHIFT) | _PAGE_PRESENT | _PAGE_USER |
+			   ((write || (vma->vm_flags & VM_SHARED)) && (vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0);
+		mm->ksim_rss++;
+	} else if (write && !pte_write(*pte)) {
+		/* COW break (private) or write-enable (shared): a new page for private */
+		if (!(vma->vm_flags & VM_SHARED))
+			pte->pte = (ksim_next_pfn++ << PAGE_SHIFT) | (pte->pte & ~PAGE_MASK);
+		pte->pte |= _PAGE_RW;
+	}
+	spin_unlock(&mm->page_table_lock);
+out:
+	mmap_read_unlock(mm);
+	ksim_set_current(NULL);
+	return ret;
+}
+
+void ksim_mm_info(struct mm_struct *mm, struct ksim_mm_info *out)
+{
+	out->map_count = mm->map_count;
+	out->total_vm = mm->total_vm;
+	out->data_vm = mm->data_vm;
+	out->exec_vm = mm->exec_vm;
+	out->stack_vm = mm->stack_vm;
+	out->nr_ptes = mm->ksim_nr_ptes;
+	out->nr_pmds = mm->ksim_nr_pmds;
+	out->nr_puds = mm->ksim_nr_puds;
+	out->rss = mm->ksim_rss;
+}
+
+/* ---- invariants ---- */
+
+static unsigned long ksim_rb_count(struct rb_root_cached *root)
+{
+	struct rb_node *n;
+	unsigned long c = 0;
+
+	for (n = rb_first(&root->rb_root); n; n = rb_next(n))
+		c++;
+	return c;
+}
+
+static unsigned long vma_last_pgoff_ksim(struct vm_area_struct *v)
+{
+	return v->vm_pgoff + vma_pages(v) - 1;
+}
+
+/* Page tables: every table registered to this mm at the right level, each
+ * covering some VMA, every pte inside a VMA, counts matching. */
+static unsigned long ksim_check_pgtables(struct mm_struct *mm)
+{
+	long nr_puds = 0, nr_pmds = 0, nr_ptes = 0, rss = 0;
+	unsigned long bad = 0, i, j, k, l;
+	struct mm_struct *owner;
+	enum ksim_pt_level level;
+
+	CHECK(ksim_pt_lookup(mm->pgd, &owner, &level) && owner == mm && level == KSIM_PT_PGD,
+	      "mm %d: pgd %p not a live pgd of this mm", mm->ksim_id, mm->pgd);
+	for (i = 0; i < PTRS_PER_PGD; i++) {
+		unsigned long a1 = i << PGDIR_SHIFT;
+		p4d_t *p4d = (p4d_t *)&mm->pgd[i];
+		pud_t *pud;
+
+		if (p4d_none(*p4d))
+			continue;
+		pud = p4d_ksim_table(*p4d);
+		CHECK(!p4d_bad(*p4d) && ksim_pt_lookup(pud, &owner, &level) && owner == mm &&
+		      level == KSIM_PT_PUD, "mm %d: pgd[%lu] -> %p is not a live pud table of this mm",
+		      mm->ksim_id, i, pud);
+		if (bad)
+			return bad;
+		nr_puds++;
+		CHECK(find_vma_intersection(mm, a1, a1 + PGDIR_SIZE),
+		      "mm %d: pud table for [%#lx, %#lx) outside every VMA", mm->ksim_id, a1, a1 + PGDIR_SIZE);
+		for (j = 0; j < PTRS_PER_PUD; j++) {
+			unsigned long a2 = a1 + (j << PUD_SHIFT);
+			pmd_t *pmd;
+
+			if (pud_none(pud[j]))
+				continue;
+			pmd = pud_ksim_table(pud[j]);
+			CHECK(!pud_bad(pud[j]) && ksim_pt_lookup(pmd, &owner, &level) && owner == mm &&
+			      level == KSIM_PT_PMD, "mm %d: pud entry for %#lx -> %p is not a live pmd table of this mm",
+			      mm->ksim_id, a2, pmd);
+			if (bad)
+				return bad;
+			nr_pmds++;
+			CHECK(find_vma_intersection(mm, a2, a2 + PUD_SIZE),
+			      "mm %d: pmd table for [%#lx, %#lx) outside every VMA", mm->ksim_id, a2, a2 + PUD_SIZE);
+			for (k = 0; k < PTRS_PER_PMD; k++) {
+				unsigned long a3 = a2 + (k << PMD_SHIFT);
+				pte_t *pte;
+
+				if (pmd_none(pmd[k]))
+					continue;
+				pte = pmd_ksim_table(pmd[k]);
+				CHECK(!pmd_bad(pmd[k]) && ksim_pt_lookup(pte, &owner, &level) && owner == mm &&
+				      level == KSIM_PT_PTE, "mm %d: pmd entry for %#lx -> %p is not a live pte table of this mm",
+				      mm->ksim_id, a3, pte);
+				if (bad)
+					return bad;
+				nr_ptes++;
+				CHECK(find_vma_intersection(mm, a3, a3 + PMD_SIZE),
+				      "mm %d: pte table for [%#lx, %#lx) outside every VMA", mm->ksim_id, a3, a3 + PMD_SIZE);
+				for (l = 0; l < PTRS_PER_PTE; l++) {
+					unsigned long a4 = a3 + (l << PAGE_SHIFT);
+					struct vm_area_struct *vma;
+
+					if (pte_none(pte[l]))
+						continue;
+					rss++;
+					vma = vma_lookup(mm, a4);
+					CHECK(vma, "mm %d: page mapped at %#lx outside every VMA", mm->ksim_id, a4);
+					if (vma)
+						CHECK(!pte_write(pte[l]) || (vma->vm_flags & VM_WRITE),
+						      "mm %d: writable pte at %#lx in a VMA without VM_WRITE",
+						      mm->ksim_id, a4);
+				}
+			}
+		}
+	}
+	CHECK(nr_puds == mm->ksim_nr_puds && nr_pmds == mm->ksim_nr_pmds && nr_ptes == mm->ksim_nr_ptes,
+	      "mm %d: page-table counters %ld/%ld/%ld (pud/pmd/pte), tables found %ld/%ld/%ld",
+	      mm->ksim_id, mm->ksim_nr_puds, mm->ksim_nr_pmds, mm->ksim_nr_ptes, nr_puds, nr_pmds, nr_ptes);
+	CHECK(rss == mm->ksim_rss, "mm %d: rss counter %ld, ptes mapped %ld", mm->ksim_id, mm->ksim_rss, rss);
+	return bad;
+}
+
+unsigned long ksim_mm_check(struct mm_struct *mm)
+{
+	unsigned long total = 0, data = 0, exec = 0, stack = 0, bad = 0, prev_end = 0;
+	struct vm_area_struct *vma;
+	int count = 0;
+	MA_STATE(mas, &mm->mm_mt, 0, 0);
+
+	if (ksim_mm_checks_off)
+		return 0;
+	mmap_read_lock(mm);
+	mt_validate(&mm->mm_mt);
+	rcu_read_lock();
+	mas_for_each(&mas, vma, ULONG_MAX) {
+		unsigned long pages, f;
+		struct anon_vma_chain *avc;
+		bool own = false;
+
+		CHECK(!xa_is_zero(vma), "mm %d: XA_ZERO_ENTRY at [%#lx, %#lx] in a live mm",
+		      mm->ksim_id, mas.index, mas.last);
+		if (xa_is_zero(vma))
+			continue;
+		count++;
+		CHECK(vma->vm_mm == mm, "mm %d: VMA [%#lx, %#lx) belongs to another mm",
+		      mm->ksim_id, vma->vm_start, vma->vm_end);
+		CHECK(vma->vm_start < vma->vm_end && !(vma->vm_start & ~PAGE_MASK) && !(vma->vm_end & ~PAGE_MASK),
+		      "mm %d: VMA [%#lx, %#lx) empty or unaligned", mm->ksim_id, vma->vm_start, vma->vm_end);
+		CHECK(mas.index == vma->vm_start && mas.last == vma->vm_end - 1,
+		      "mm %d: VMA [%#lx, %#lx) stored at [%#lx, %#lx]", mm->ksim_id,
+		      vma->vm_start, vma->vm_end, mas.index, mas.last);
+		CHECK(vma->vm_start >= prev_end, "mm %d: VMA [%#lx, %#lx) overlaps the previous (end %#lx)",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, prev_end);
+		prev_end = vma->vm_end;
+		pages = vma_pages(vma);
+		f = vma->vm_flags;
+		total += pages;
+		if ((f & (VM_EXEC | VM_WRITE | VM_STACK)) == VM_EXEC)
+			exec += pages;
+		else if ((f & VM_STACK) == VM_STACK)
+			stack += pages;
+		else if ((f & (VM_WRITE | VM_SHARED | VM_STACK)) == VM_WRITE)
+			data += pages;
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
+			struct anon_vma_chain *it;
+			bool found = false;
+
+			CHECK(avc->vma == vma, "mm %d: VMA [%#lx, %#lx) chains an avc of another VMA",
+			      mm->ksim_id, vma->vm_start, vma->vm_end);
+			if (avc->anon_vma == vma->anon_vma)
+				own = true;
+			anon_vma_interval_tree_foreach(it, &avc->anon_vma->rb_root,
+						       vma->vm_pgoff, vma_last_pgoff_ksim(vma))
+				if (it == avc)
+					found = true;
+			CHECK(found, "mm %d: VMA [%#lx, %#lx): avc not in its anon_vma's interval tree",
+			      mm->ksim_id, vma->vm_start, vma->vm_end);
+		}
+		CHECK(!vma->anon_vma || own, "mm %d: VMA [%#lx, %#lx): anon_vma not on its own chain",
+		      mm->ksim_id, vma->vm_start, vma->vm_end);
+		CHECK(vma->anon_vma || list_empty(&vma->anon_vma_chain),
+		      "mm %d: VMA [%#lx, %#lx): no anon_vma but a non-empty chain",
+		      mm->ksim_id, vma->vm_start, vma->vm_end);
+		if (vma->vm_file) {
+			struct vm_area_struct *it;
+			bool found = false;
+
+			vma_interval_tree_foreach(it, &vma->vm_file->f_mapping->i_mmap,
+						  vma->vm_pgoff, vma_last_pgoff_ksim(vma))
+				if (it == vma)
+					found = true;
+			CHECK(found, "mm %d: file VMA [%#lx, %#lx) not in its file's i_mmap",
+			      mm->ksim_id, vma->vm_start, vma->vm_end);
+		}
+	}
+	rcu_read_unlock();
+	CHECK(count == mm->map_count, "mm %d: map_count %d, VMAs in the tree %d",
+	      mm->ksim_id, mm->map_count, count);
+	CHECK(total == mm->total_vm && data == mm->data_vm && exec == mm->exec_vm && stack == mm->stack_vm,
+	      "mm %d: counters total/data/exec/stack %lu/%lu/%lu/%lu, VMAs add up to %lu/%lu/%lu/%lu",
+	      mm->ksim_id, mm->total_vm, mm->data_vm, mm->exec_vm, mm->stack_vm, total, data, exec, stack);
+	bad += ksim_check_pgtables(mm);
+	mmap_read_unlock(mm);
+	return bad;
+}
+
+/*
+ * Across every live mm: anon_vma counts (num_active_vmas, num_children, the
+ * avcs in each interval tree), files (i_mmap size, references, writable
+ * count), commit accounting.
+ */
+struct ksim_av_count {
+	struct anon_vma *av;
+	unsigned long active, avcs, children;
+};
+
+static struct ksim_av_count *ksim_av_find(struct ksim_av_count *t, unsigned long n, struct anon_vma *av)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].av == av)
+			return &t[i];
+	return NULL;
+}
+
+unsigned long ksim_mm_check_global(void)
+{
+	unsigned long bad = 0, n = 0, cap = 64, i, accounted = 0;
+	struct ksim_av_count *t;
+	struct mm_struct *mm;
+	struct file *f;
+
+	if (ksim_mm_checks_off)
+		return 0;
+	t = calloc(cap, sizeof(*t));
+	list_for_each_entry(mm, &ksim_mms, ksim_mms) {
+		struct vm_area_struct *vma;
+		VMA_ITERATOR(vmi, mm, 0);
+
+		mmap_read_lock(mm);
+		for_each_vma(vmi, vma) {
+			struct anon_vma_chain *avc;
+			struct ksim_av_count *c;
+
+			if (xa_is_zero(vma))
+				break;
+			if (vma->vm_flags & VM_ACCOUNT)
+				accounted += vma_pages(vma);
+			list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
+				c = ksim_av_find(t, n, avc->anon_vma);
+				if (!c) {
+					if (n == cap)
+						t = realloc(t, (cap *= 2) * sizeof(*t));
+					c = &t[n++];
+					memset(c, 0, sizeof(*c));
+					c->av = avc->anon_vma;
+				}
+				c->avcs++;
+			}
+			if (vma->anon_vma) {
+				c = ksim_av_find(t, n, vma->anon_vma);
+				if (c)
+					c->active++;
+			}
+		}
+		mmap_read_unlock(mm);
+	}
+	for (i = 0; i < n; i++) {
+		struct ksim_av_count *p = ksim_av_find(t, n, t[i].av->parent);
+
+		if (p)
+			p->children++;
+	}
+	for (i = 0; i < n; i++) {
+		struct anon_vma *av = t[i].av;
+
+		CHECK(av->num_active_vmas == t[i].active,
+		      "anon_vma %p: num_active_vmas %lu, VMAs using it %lu", av, av->num_active_vmas, t[i].active);
+		CHECK(av->num_children == t[i].children,
+		      "anon_vma %p: num_children %lu, linked anon_vmas naming it parent %lu",
+		      av, av->num_children, t[i].children);
+		CHECK(ksim_rb_count(&av->rb_root) == t[i].avcs,
+		      "anon_vma %p: %lu avcs in its tree, %lu chained from VMAs",
+		      av, ksim_rb_count(&av->rb_root), t[i].avcs);
+		CHECK(av->root && av->root->root == av->root, "anon_vma %p: bad root", av);
+		CHECK(atomic_read(&av->refcount) > 0, "anon_vma %p: live with refcount %d",
+		      av, atomic_read(&av->refcount));
+	}
+	free(t);
+	list_for_each_entry(f, ksim_file_list(), ksim_files) {
+		unsigned long vmas = 0, writable = 0;
+
+		list_for_each_entry(mm, &ksim_mms, ksim_mms) {
+			struct vm_area_struct *vma;
+			VMA_ITERATOR(vmi, mm, 0);
+
+			mmap_read_lock(mm);
+			for_each_vma(vmi, vma) {
+				if (xa_is_zero(vma))
+					break;
+				if (vma->vm_file != f)
+					continue;
+				vmas++;
+				writable += vma_is_shared_maywrite(vma);
+			}
+			mmap_read_unlock(mm);
+		}
+		CHECK(ksim_rb_count(&f->f_mapping->i_mmap) == vmas,
+		      "file %s: %lu VMAs in i_mmap, %lu VMAs map it", f->ksim_name,
+		      ksim_rb_count(&f->f_mapping->i_mmap), vmas);
+		CHECK(atomic_long_read(&f->f_count) == (long)(vmas + f->ksim_opened),
+		      "file %s: f_count %ld, references %lu", f->ksim_name,
+		      atomic_long_read(&f->f_count), vmas + f->ksim_opened);
+		CHECK(atomic_read(&f->f_mapping->i_mmap_writable) == (int)writable,
+		      "file %s: i_mmap_writable %d, shared writable VMAs %lu", f->ksim_name,
+		      atomic_read(&f->f_mapping->i_mmap_writable), writable);
+	}
+	CHECK(atomic_long_read(&vm_committed_as) == (long)accounted,
+	      "committed %ld pages, VM_ACCOUNT VMAs hold %lu", atomic_long_read(&vm_committed_as), accounted);
+	return bad;
+}
+
+unsigned long ksim_mm_check_all_freed(void)
+{
+	unsigned long bad = 0;
+
+	CHECK(list_empty(&ksim_mms), "mms still live at the end");
+	CHECK(ksim_pt_live() == 0, "%lu page-table pages still live at the end", ksim_pt_live());
+	CHECK(list_empty(ksim_file_list()), "files still open at the end");
+	CHECK(atomic_long_read(&vm_committed_as) == 0, "%ld pages still committed at the end",
+	      atomic_long_read(&vm_committed_as));
+	return bad;
+}
+
+/* ---- parent-unchanged snapshots ---- */
+struct ksim_vma_snap {
+	unsigned long start, end, flags, pgoff;
+	struct file *file;
+	struct anon_vma *anon_vma;
+	unsigned long chain;
+};
+struct ksim_pte_snap {
+	unsigned long addr, pfn;
+};
+struct ksim_mm_snapshot {
+	struct ksim_mm_info info;
+	unsigned long nr_vmas, nr_ptes;
+	struct ksim_vma_snap *vmas;
+	struct ksim_pte_snap *ptes;
+	unsigned long committed;
+};
+
+static unsigned long ksim_snap_ptes(struct mm_struct *mm, struct ksim_pte_snap *out)
+{
+	struct vm_area_struct *vma;
+	unsigned long n = 0, a;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	for_each_vma(vmi, vma) {
+		for (a = vma->vm_start; a < vma->vm_end; ) {
+			pte_t *pte = ksim_pte_lookup(mm, a);
+
+			if (!pte) {
+				a = pmd_addr_end(a, vma->vm_end);
+				continue;
+			}
+			if (!pte_none(*pte)) {
+				if (out) {
+					out[n].addr = a;
+					out[n].pfn = pte_pfn(*pte);
+				}
+				n++;
+			}
+			a += PAGE_SIZE;
+		}
+	}
+	return n;
+}
+
+struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm)
+{
+	struct ksim_mm_snapshot *s = calloc(1, sizeof(*s));
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+	unsigned long i = 0;
+
+	mmap_read_lock(mm);
+	ksim_mm_info(mm, &s->info);
+	s->vmas = calloc(mm->map_count + 1, sizeof(*s->vmas));
+	for_each_vma(vmi, vma) {
+		struct list_head *p;
+
+		if (i == (unsigned long)mm->map_count)
+			break;
+		s->vmas[i] = (struct ksim_vma_snap){ vma->vm_start, vma->vm_end, vma->vm_flags,
+			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0 };
+		list_for_each(p, &vma->anon_vma_chain)
+			s->vmas[i].chain++;
+		i++;
+	}
+	s->nr_vmas = i;
+	s->nr_ptes = ksim_snap_ptes(mm, NULL);
+	s->ptes = calloc(s->nr_ptes + 1, sizeof(*s->ptes));
+	ksim_snap_ptes(mm, s->ptes);
+	s->committed = atomic_long_read(&vm_committed_as);
+	mmap_read_unlock(mm);
+	return s;
+}
+
+unsigned long ksim_mm_snapshot_compare(struct ksim_mm_snapshot *s, struct mm_struct *mm)
+{
+	struct ksim_mm_snapshot *now = ksim_mm_snapshot(mm);
+	unsigned long bad = 0, i;
+
+	CHECK(!memcmp(&s->info, &now->info, sizeof(s->info)),
+	      "mm %d changed: map_count %d -> %d, total_vm %lu -> %lu, rss %ld -> %ld, ptes %ld -> %ld",
+	      mm->ksim_id, s->info.map_count, now->info.map_count, s->info.total_vm, now->info.total_vm,
+	      s->info.rss, now->info.rss, s->info.nr_ptes, now->info.nr_ptes);
+	CHECK(s->nr_vmas == now->nr_vmas, "mm %d: %lu VMAs before, %lu after", mm->ksim_id,
+	      s->nr_vmas, now->nr_vmas);
+	for (i = 0; !bad && i < s->nr_vmas; i++)
+		CHECK(!memcmp(&s->vmas[i], &now->vmas[i], sizeof(s->vmas[i])),
+		      "mm %d: VMA %lu [%#lx, %#lx) changed (flags %#lx -> %#lx, chain %lu -> %lu)",
+		      mm->ksim_id, i, s->vmas[i].start, s->vmas[i].end, s->vmas[i].flags,
+		      now->vmas[i].flags, s->vmas[i].chain, now->vmas[i].chain);
+	CHECK(s->nr_ptes == now->nr_ptes && !memcmp(s->ptes, now->ptes, s->nr_ptes * sizeof(*s->ptes)),
+	      "mm %d: mapped pages changed (%lu -> %lu ptes)", mm->ksim_id, s->nr_ptes, now->nr_ptes);
+	CHECK(s->committed == (unsigned long)atomic_long_read(&vm_committed_as),
+	      "committed pages %lu -> %ld", s->committed, atomic_long_read(&vm_committed_as));
+	ksim_mm_snapshot_free(now);
+	return bad;
+}
+
+void ksim_mm_snapshot_free(struct ksim_mm_snapshot *s)
+{
+	free(s->vmas);
+	free(s->ptes);
+	free(s);
+}
+
+/* ---- the tree copy alone (benchmark) ---- */
+int ksim_tree_dup_mt(struct mm_struct *src, struct mm_struct *dst)
+{
+	int ret = -ENOSYS;
+
+#if KSIM_KVER_CODE >= 0x060c00
+	mmap_write_lock(src);
+	mmap_write_lock_nested(dst, SINGLE_DEPTH_NESTING);
+	ret = __mt_dup(&src->mm_mt, &dst->mm_mt, GFP_KERNEL);
+	mmap_write_unlock(dst);
+	mmap_write_unlock(src);
+#endif
+	return ret;
+}
+
+int ksim_tree_dup_store(struct mm_struct *src, struct mm_struct *dst)
+{
+	MA_STATE(old_mas, &src->mm_mt, 0, 0);
+	MA_STATE(mas, &dst->mm_mt, 0, 0);
+	void *entry;
+	int ret = 0;
+
+	mmap_write_lock(src);
+	mmap_write_lock_nested(dst, SINGLE_DEPTH_NESTING);
+	mt_clear_in_rcu(&dst->mm_mt);
+	mas_for_each(&old_mas, entry, ULONG_MAX) {
+		mas.index = old_mas.index;
+		mas.last = old_mas.last;
+		if (mas_store_gfp(&mas, entry, GFP_KERNEL)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	mas_destroy(&mas);
+	mmap_write_unlock(dst);
+	mmap_write_unlock(src);
+	return ret;
+}
+
+void ksim_tree_destroy(struct mm_struct *mm)
+{
+	mmap_write_lock(mm);
+	__mt_destroy(&mm->mm_mt);
+	mmap_write_unlock(mm);
+	/* __mt_destroy() clears the tree's flags: make it an empty mm tree again */
+	mt_init_flags(&mm->mm_mt, MM_MT_FLAGS);
+	mt_set_external_lock(&mm->mm_mt, &mm->mmap_lock);
+}

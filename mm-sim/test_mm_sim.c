@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm-sim tests: simulated processes driving the kernel's VMA code, with the
+ * invariants checked after every operation, and the fork failure-path
+ * sweeps.  One binary, the ksim test convention (ksim/test.h).
+ */
+#include <ksim/test.h>
+#include <ksim/fault.h>
+#include <ksim/slab.h>
+#include <mm_sim/sim.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PG		KSIM_PAGE_SIZE
+#define ANON_RW		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
+#define TEXT		(KSIM_VM_READ | KSIM_VM_EXEC | KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
+#define SHARED_RW	(ANON_RW | KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
+#define STACK		(ANON_RW | KSIM_VM_GROWSDOWN)
+
+/* Check one mm and the global state; a violation fails the test. */
+static void check(struct mm_struct *mm, const char *what)
+{
+	unsigned long bad = mm ? ksim_mm_check(mm) : 0;
+
+	bad += ksim_mm_check_global();
+	if (bad)
+		ksim_test_fail(__FILE__, __LINE__, "invariants", "%lu violations after %s", bad, what);
+}
+
+static void check_all_freed(void)
+{
+	KSIM_EXPECT(ksim_mm_check_all_freed() == 0);
+}
+
+static void setup(void)
+{
+}
+
+void maple_tree_init(void);
+
+/* The caches (maple nodes, vm_area_struct, anon_vma, anon_vma_chain) live
+ * for the whole run, as the kernel's do: created before any test starts. */
+int main(int argc, char **argv)
+{
+	ksim_init();
+	maple_tree_init();
+	ksim_mm_sim_init();
+	return ksim_test_main(argc, argv);
+}
+
+/* A small address space: text, data, a file mapping, shared memory, stack. */
+static struct mm_struct *build_small(struct file *f, unsigned long extra_flags)
+{
+	struct mm_struct *mm = ksim_mm_new();
+	unsigned long a;
+
+	KSIM_EXPECT(!ksim_map_direct(mm, 0x400000, 0x400000 + 16 * PG, TEXT, f, 0));
+	KSIM_EXPECT(!ksim_map_direct(mm, 0x600000, 0x600000 + 64 * PG,
+				     ANON_RW | KSIM_VM_ACCOUNT | extra_flags, NULL, 0));
+	KSIM_EXPECT(!ksim_map_direct(mm, 0x7f0000000000UL, 0x7f0000000000UL + 32 * PG,
+				     ANON_RW | KSIM_VM_ACCOUNT, NULL, 0));
+	KSIM_EXPECT(!ksim_map_direct(mm, 0x7f0000100000UL, 0x7f0000100000UL + 8 * PG,
+				     SHARED_RW, f, 4));
+	KSIM_EXPECT(!ksim_map_direct(mm, 0x7ffff0000000UL, 0x7ffff0000000UL + 32 * PG,
+				     STACK | KSIM_VM_ACCOUNT, NULL, 0));
+	for (a = 0x600000; a < 0x600000 + 64 * PG; a += 3 * PG)
+		KSIM_EXPECT(!ksim_touch(mm, a, true));
+	for (a = 0x400000; a < 0x400000 + 16 * PG; a += PG)
+		KSIM_EXPECT(!ksim_touch(mm, a, false));
+	KSIM_EXPECT(!ksim_touch(mm, 0x7f0000000000UL, true));
+	KSIM_EXPECT(!ksim_touch(mm, 0x7f0000100000UL + PG, true));
+	KSIM_EXPECT(!ksim_touch(mm, 0x7ffff0000000UL + 31 * PG, true));
+	return mm;
+}
+
+KSIM_TEST(fork_exit_small)
+{
+	struct file *f;
+	struct mm_struct *p, *c, *gc;
+
+	setup();
+	f = ksim_file_open("libc.so");
+	p = build_small(f, 0);
+	check(p, "build");
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	check(c, "fork");
+	check(p, "fork (parent)");
+	/* COW in the child, then a grandchild, then teardown in odd order */
+	KSIM_EXPECT(!ksim_touch(c, 0x600000, true));
+	KSIM_EXPECT(!ksim_touch(c, 0x600000 + PG, true));
+	check(c, "touch after fork");
+	KSIM_ASSERT(!ksim_fork(c, &gc));
+	check(gc, "fork of the child");
+	ksim_mm_exit(c);
+	check(gc, "exit of the middle process");
+	check(p, "exit of the middle process");
+	ksim_mm_exit(p);
+	check(gc, "exit of the parent");
+	ksim_mm_exit(gc);
+	ksim_file_close(f);
+	check(NULL, "all exited");
+	check_all_freed();
+}
+
+/* Leaving out VM_DONTCOPY VMAs and wiping VM_WIPEONFORK ones. */
+KSIM_TEST(fork_dontcopy_wipeonfork)
+{
+	struct mm_struct *p, *c;
+	struct ksim_mm_info pi, ci;
+
+	setup();
+	p = ksim_mm_new();
+	KSIM_EXPECT(!ksim_map_direct(p, 0x10000000, 0x10000000 + 8 * PG, ANON_RW | KSIM_VM_DONTCOPY, NULL, 0));
+	KSIM_EXPECT(!ksim_map_direct(p, 0x20000000, 0x20000000 + 8 * PG, ANON_RW | KSIM_VM_WIPEONFORK, NULL, 0));
+	KSIM_EXPECT(!ksim_map_direct(p, 0x30000000, 0x30000000 + 8 * PG, ANON_RW, NULL, 0));
+	KSIM_EXPECT(!ksim_touch(p, 0x10000000, true));
+	KSIM_EXPECT(!ksim_touch(p, 0x20000000, true));
+	KSIM_EXPECT(!ksim_touch(p, 0x30000000, true));
+	check(p, "build");
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	check(c, "fork");
+	ksim_mm_info(p, &pi);
+	ksim_mm_info(c, &ci);
+	KSIM_EXPECT_EQ(pi.map_count, 3);
+	KSIM_EXPECT_EQ(ci.map_count, 2);		/* DONTCOPY left out */
+	KSIM_EXPECT_EQ(ci.total_vm, 16);
+	KSIM_EXPECT_EQ(ci.rss, 1);			/* WIPEONFORK not copied */
+	KSIM_EXPECT_EQ(pi.rss, 3);
+	ksim_mm_exit(p);
+	ksim_mm_exit(c);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/* The 6.12 operations through the kernel's own entry points. */
+KSIM_TEST(ops_vma_c)
+{
+	struct mm_struct *mm, *c;
+	struct file *f;
+	struct ksim_mm_info in;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("data.bin");
+	mm = ksim_mm_new();
+	/* three adjacent anonymous mmaps merge into one VMA (vma_merge_new_range) */
+	KSIM_EXPECT(!ksim_mmap(mm, 0x1000000, 4 * PG, ANON_RW, NULL, 0));
+	KSIM_EXPECT(!ksim_mmap(mm, 0x1000000 + 4 * PG, 4 * PG, ANON_RW, NULL, 0));
+	KSIM_EXPECT(!ksim_mmap(mm, 0x1000000 + 8 * PG, 4 * PG, ANON_RW, NULL, 0));
+	check(mm, "mmap x3");
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.map_count, 1);
+	KSIM_EXPECT_EQ(in.data_vm, 12);
+	KSIM_EXPECT(!ksim_touch(mm, 0x1000000 + 5 * PG, true));
+	/* mprotect the middle: split into three */
+	KSIM_EXPECT(!ksim_mprotect(mm, 0x1000000 + 4 * PG, 4 * PG, KSIM_VM_READ));
+	check(mm, "mprotect split");
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.map_count, 3);
+	KSIM_EXPECT(ksim_touch(mm, 0x1000000 + 5 * PG, true) == -EFAULT);
+	/* and back: merge again */
+	KSIM_EXPECT(!ksim_mprotect(mm, 0x1000000 + 4 * PG, 4 * PG, KSIM_VM_READ | KSIM_VM_WRITE));
+	check(mm, "mprotect merge");
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.map_count, 1);
+	/* file and shared anonymous mappings, a hole punched by munmap */
+	KSIM_EXPECT(!ksim_mmap(mm, 0x40000000, 16 * PG, SHARED_RW, f, 0));
+	KSIM_EXPECT(!ksim_mmap(mm, 0x50000000, 16 * PG, SHARED_RW, NULL, 0));
+	KSIM_EXPECT(!ksim_touch(mm, 0x40000000 + 3 * PG, true));
+	KSIM_EXPECT(!ksim_touch(mm, 0x50000000 + 3 * PG, true));
+	check(mm, "mmap file/shared");
+	KSIM_EXPECT(!ksim_munmap(mm, 0x40000000 + 2 * PG, 4 * PG));
+	check(mm, "munmap hole");
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.map_count, 4);
+	/* MAP_FIXED over existing mappings */
+	KSIM_EXPECT(!ksim_mmap(mm, 0x40000000, 32 * PG, ANON_RW, NULL, 0));
+	check(mm, "mmap fixed over");
+	/* brk */
+	ksim_mm_set_brk(mm, 0x2000000);		/* a heap at 32 MiB */
+	KSIM_EXPECT(!ksim_brk(mm, 0x2000000 + 10 * PG));
+	KSIM_EXPECT(!ksim_touch(mm, 0x2000000 + 9 * PG, true));
+	KSIM_EXPECT(!ksim_brk(mm, 0x2000000 + 20 * PG));
+	check(mm, "brk grow");
+	KSIM_EXPECT(!ksim_brk(mm, 0x2000000 + 5 * PG));
+	check(mm, "brk shrink");
+	/* unmap everything page-table-wise interesting, fork, exit */
+	KSIM_ASSERT(!ksim_fork(mm, &c));
+	check(c, "fork");
+	KSIM_EXPECT(!ksim_munmap(c, 0x1000000, 0x60000000 - 0x1000000));
+	check(c, "munmap all");
+	ksim_mm_info(c, &in);
+	KSIM_EXPECT_EQ(in.map_count, 0);
+	KSIM_EXPECT_EQ(in.nr_ptes, 0);
+	KSIM_EXPECT_EQ(in.nr_pmds, 0);
+	KSIM_EXPECT_EQ(in.nr_puds, 0);
+	ksim_mm_exit(c);
+	ksim_mm_exit(mm);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/* Random operations on a handful of processes, invariants after each. */
+#define NPROC 6
+KSIM_TEST(random_ops)
+{
+	struct ksim_rng *rng = ksim_test_rng();
+	struct mm_struct *procs[NPROC] = { 0 };
+	struct file *files[2];
+	unsigned long step, nsteps = 1500, counts[8] = { 0 };
+	int i;
+
+	setup();
+	files[0] = ksim_file_open("a");
+	files[1] = ksim_file_open("b");
+	procs[0] = ksim_mm_new();
+	for (step = 0; step < nsteps; step++) {
+		int p = ksim_rng_below(rng, NPROC);
+		unsigned int op = ksim_rng_below(rng, 8);
+		/* a 64 MiB window with 2 MiB and 1 GiB boundaries nearby */
+		unsigned long base = (ksim_rng_below(rng, 2) ? 0x3fe00000UL : 0x7fffe00000UL);
+		unsigned long addr = base + ksim_rng_below(rng, 1024) * PG;
+		unsigned long len = (1 + ksim_rng_below(rng, 600)) * PG;
+		unsigned long flags = ANON_RW;
+		struct mm_struct *mm = procs[p];
+		int r;
+
+		if (!mm) {
+			if (op < 2)
+				procs[p] = ksim_mm_new();
+			continue;
+		}
+		switch (ksim_rng_below(rng, 8)) {
+		case 0: flags |= KSIM_VM_DONTCOPY; break;
+		case 1: flags |= KSIM_VM_WIPEONFORK; break;
+		case 2: flags = SHARED_RW; break;
+		case 3: flags = TEXT; break;
+		default: break;
+		}
+		switch (op) {
+		case 0:	/* mmap (merging) or a direct insert on older trees */
+			if (ksim_mm_has_vma_c()) {
+				struct file *f = ksim_rng_below(rng, 3) ? NULL : files[ksim_rng_below(rng, 2)];
+
+				r = ksim_mmap(mm, addr, len, flags, f, f ? ksim_rng_below(rng, 64) : 0);
+			} else {
+				r = ksim_map_direct(mm, addr, addr + len, flags | (flags & KSIM_VM_WRITE &&
+						    !(flags & KSIM_VM_SHARED) ? KSIM_VM_ACCOUNT : 0), NULL, 0);
+				if (r == -EEXIST)
+					r = 0;
+			}
+			KSIM_EXPECT(r == 0, "mmap: %d", r);
+			break;
+		case 1:
+			if (ksim_mm_has_vma_c())
+				KSIM_EXPECT(!ksim_munmap(mm, addr, len));
+			break;
+		case 2:
+			if (ksim_mm_has_vma_c()) {
+				r = ksim_mprotect(mm, addr, len, ksim_rng_below(rng, 8) & 3);
+				KSIM_EXPECT(r == 0 || r == -ENOMEM || r == -EACCES, "mprotect: %d", r);
+			}
+			break;
+		case 3:
+		case 4: {
+			int k;
+
+			for (k = 0; k < 16; k++) {
+				r = ksim_touch(mm, addr + ksim_rng_below(rng, 64) * PG, ksim_rng_below(rng, 2));
+				KSIM_EXPECT(r == 0 || r == -EFAULT, "touch: %d", r);
+			}
+			break;
+		}
+		case 5: {
+			int q;
+
+			for (q = 0; q < NPROC && procs[q]; q++)
+				;
+			if (q < NPROC)
+				KSIM_EXPECT(!ksim_fork(mm, &procs[q]));
+			break;
+		}
+		case 6:
+			ksim_mm_exit(mm);
+			procs[p] = NULL;
+			mm = NULL;
+			break;
+		case 7:
+			if (ksim_mm_has_vma_c())
+				KSIM_EXPECT(!ksim_munmap(mm, base, 1024 * PG + 600 * PG));
+			break;
+		}
+		counts[op]++;
+		if (mm)
+			check(mm, "random op");
+		else
+			check(NULL, "random exit");
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			printf("# stopped at step %lu (op %u on process %d)\n", step, op, p);
+			break;
+		}
+	}
+	for (i = 0; i < NPROC; i++)
+		if (procs[i])
+			ksim_mm_exit(procs[i]);
+	ksim_file_close(files[0]);
+	ksim_file_close(files[1]);
+	check(NULL, "final exit");
+	check_all_freed();
+	if (ksim_mm_has_vma_c())
+		printf("# %lu steps: mmap %lu munmap %lu mprotect %lu touch %lu fork %lu exit %lu munmap-window %lu\n",
+		       step, counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5], counts[6], counts[7]);
+	else
+		printf("# %lu steps: direct insert %lu touch %lu fork %lu exit %lu "
+		       "(no mm/vma.c: munmap/mprotect steps skipped)\n",
+		       step, counts[0], counts[3] + counts[4], counts[5], counts[6]);
+}
+
+/* ---- fork failure-path sweeps ---- */
+
+struct site_acc {
+	char name[64];
+	unsigned long reached, failed;
+};
+
+static void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
+{
+	struct ksim_fault_site_stats st[64];
+	unsigned int n = ksim_fault_sites(st, 64), i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < *nacc; j++)
+			if (!strcmp(acc[j].name, st[i].func))
+				break;
+		if (j == *nacc) {
+			if (*nacc == max)
+				continue;
+			snprintf(acc[j].name, sizeof(acc[j].name), "%s", st[i].func);
+			acc[j].reached = acc[j].failed = 0;
+			(*nacc)++;
+		}
+		acc[j].reached += st[i].reached;
+		acc[j].failed += st[i].failed;
+	}
+}
+
+/*
+ * Fail the Nth allocation of a fork of @parent, for N = 1 .. total (every
+ * one up to 200 and the last 200, every @stride-th between), then exit the
+ * child: nothing may leak, the parent must be unchanged, every invariant
+ * must hold.
+ */
+static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigned long stride,
+			    long times);
+
+/*
+ * Two passes: fail only allocation N (times=1), then allocations N to N+3
+ * (times=4), which also defeats the kernel's retries (GFP_NOWAIT then
+ * GFP_KERNEL in anon_vma_clone()) and so reaches their error paths.
+ *
+ * Not "every allocation from N on" (times=-1): mas_store_gfp() retries
+ * while mas_nomem() reports that *some* nodes were allocated, so when a
+ * multi-node preallocation partly succeeds and every later allocation
+ * fails, it loops for ever (vma_iter_clear_gfp() in dup_mmap(), seen on
+ * 6.12.117).  The kernel relies on GFP_KERNEL node allocations not failing
+ * persistently; see README.md.
+ */
+static void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride)
+{
+	fork_sweep_pass(shape, parent, stride, 1);
+	if (!ksim_problem_count(KSIM_P_TEST))
+		fork_sweep_pass(shape, parent, stride * 5, 4);
+}
+
+static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigned long stride,
+			    long times)
+{
+	struct site_acc acc[64];
+	unsigned int nacc = 0, i, sites_failed = 0;
+	unsigned long total, n, runs = 0, failed_runs = 0, swallowed = 0;
+	struct ksim_fault_config cfg;
+	struct mm_struct *child;
+	int err;
+
+	check(parent, "shape");
+	/* count the allocations of one fork: armed, but never reaching N */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nth = ~0UL;
+	ksim_fault_set(&cfg);
+	err = ksim_fork(parent, &child);
+	total = ksim_fault_calls();
+	KSIM_ASSERT(!err, "unfailed fork of %s: %d", shape, err);
+	check(child, "unfailed fork");
+	ksim_mm_exit(child);
+	ksim_fault_reset();
+
+	for (n = 1; n <= total; n += (n < 200 || n + 200 >= total) ? 1 : stride) {
+		struct ksim_mm_snapshot *snap = ksim_mm_snapshot(parent);
+		unsigned long failures;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nth = n;
+		cfg.times = times;
+		ksim_fault_set(&cfg);
+		err = ksim_fork(parent, &child);
+		failures = ksim_fault_failures();
+		acc_sites(acc, &nacc, 64);
+		ksim_fault_reset();
+		runs++;
+		KSIM_EXPECT(failures >= 1, "%s: allocation %lu of %lu was not reached", shape, n, total);
+		if (err) {
+			failed_runs++;
+			KSIM_EXPECT(err == -ENOMEM, "%s: fork failed with %d", shape, err);
+			KSIM_EXPECT(child == NULL);
+		} else {
+			swallowed++;	/* a failure the kernel retried past (GFP_NOWAIT first) */
+			check(child, "fork that survived an allocation failure");
+			ksim_mm_exit(child);
+		}
+		KSIM_EXPECT(ksim_mm_snapshot_compare(snap, parent) == 0,
+			    "%s: parent changed by a fork failing at allocation %lu", shape, n);
+		ksim_mm_snapshot_free(snap);
+		check(parent, "failed fork");
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			printf("# %s: first failure at allocation %lu of %lu (times=%ld)\n",
+			       shape, n, total, times);
+			break;
+		}
+	}
+	for (i = 0; i < nacc; i++)
+		sites_failed += acc[i].failed > 0;
+	printf("# %s, %s: %lu allocations per fork, %lu failed in turn (stride %lu): %lu forks failed, "
+	       "%lu recovered; %u allocation sites reached, %u failed\n",
+	       shape, times == 1 ? "fail allocation N only" : "fail allocations N..N+3",
+	       total, runs, stride, failed_runs, swallowed, nacc, sites_failed);
+	for (i = 0; i < nacc; i++)
+		printf("#   %-28s reached %8lu  failed %6lu\n", acc[i].name, acc[i].reached, acc[i].failed);
+}
+
+KSIM_TEST(fork_sweep_small)
+{
+	struct file *f;
+	struct mm_struct *p;
+
+	setup();
+	f = ksim_file_open("libc.so");
+	p = build_small(f, 0);
+	fork_sweep("small", p, 1);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+KSIM_TEST(fork_sweep_dontcopy_wipe)
+{
+	struct file *f;
+	struct mm_struct *p, *c;
+	unsigned long a;
+	int i;
+
+	setup();
+	f = ksim_file_open("shm");
+	p = build_small(f, KSIM_VM_WIPEONFORK);
+	/* a mix: every third DONTCOPY, every fourth WIPEONFORK, some shared */
+	for (i = 0, a = 0x100000000UL; i < 40; i++, a += 0x200000) {
+		unsigned long fl = ANON_RW | KSIM_VM_ACCOUNT;
+
+		if (i % 3 == 0)
+			fl |= KSIM_VM_DONTCOPY;
+		if (i % 4 == 0)
+			fl |= KSIM_VM_WIPEONFORK;
+		if (i % 5 == 0)
+			fl = SHARED_RW;
+		KSIM_EXPECT(!ksim_map_direct(p, a, a + 4 * PG, fl, (i % 5 == 0) ? f : NULL, i));
+		KSIM_EXPECT(!ksim_touch(p, a + PG, true));
+	}
+	/* a second generation, so anon_vma chains are two deep */
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	KSIM_EXPECT(!ksim_touch(c, 0x100000000UL + 0x200000 + PG, true));
+	fork_sweep("dontcopy-wipeonfork", c, 1);
+	ksim_mm_exit(c);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/* Thousands of VMAs: the tree is several levels deep; sweep strided. */
+KSIM_TEST(fork_sweep_many)
+{
+	unsigned long nr = 2000, i, a;
+	struct mm_struct *p;
+
+	setup();
+	p = ksim_mm_new();
+	for (i = 0, a = 0x10000000UL; i < nr; i++, a += 2 * PG) {
+		unsigned long fl = ANON_RW | (i % 2 ? KSIM_VM_ACCOUNT : 0);
+
+		if (i % 97 == 0)
+			fl |= KSIM_VM_DONTCOPY;
+		if (i % 89 == 0)
+			fl |= KSIM_VM_WIPEONFORK;
+		KSIM_ASSERT(!ksim_map_direct(p, a, a + PG, fl, NULL, 0));
+		if (i % 7 == 0)
+			KSIM_EXPECT(!ksim_touch(p, a, true));
+	}
+	fork_sweep("many (2000 VMAs)", p, 1);
+	ksim_mm_exit(p);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/*
+ * mmap_region() failing at each allocation (and at the file's ->mmap hook)
+ * while MAP_FIXED replaces touched mappings: the error paths unmap what
+ * was gathered and free page tables between the neighbours.  After each:
+ * invariants, and at the end nothing leaked.
+ */
+KSIM_TEST(mmap_sweep)
+{
+	struct ksim_fault_config cfg;
+	unsigned long total, n, failed = 0, ok = 0;
+	struct file *f;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("lib.so");
+	for (n = 1; ; n++) {
+		struct mm_struct *mm = ksim_mm_new();
+		unsigned long a, calls;
+		long r;
+
+		/* neighbours in the same pte table and pmd table as the target */
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 - 8 * PG, 4 * PG, ANON_RW, NULL, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000, 64 * PG, ANON_RW, NULL, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 + 64 * PG, 64 * PG, TEXT, f, 0));
+		KSIM_EXPECT(!ksim_mmap(mm, 0x40000000 + 0x400000, 4 * PG, ANON_RW, NULL, 0));
+		for (a = 0x40000000 - 8 * PG; a < 0x40000000 + 128 * PG; a += 5 * PG)
+			ksim_touch(mm, a, false);
+		ksim_touch(mm, 0x40000000 + 0x400000, true);
+		check(mm, "mmap sweep shape");
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nth = n;
+		ksim_fault_set(&cfg);
+		r = ksim_mmap(mm, 0x40000000 + 16 * PG, 96 * PG, SHARED_RW, f, 3);
+		calls = ksim_fault_calls();
+		if (ksim_fault_failures())
+			failed += r != 0;
+		ksim_fault_reset();
+		if (r)
+			KSIM_EXPECT(r == -ENOMEM, "mmap failing at allocation %lu: %ld", n, r);
+		else
+			ok++;
+		check(mm, "mmap with a failed allocation");
+		ksim_mm_exit(mm);
+		check(NULL, "exit");
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			printf("# first failure with allocation %lu failed\n", n);
+			break;
+		}
+		if (n > calls) {
+			total = calls;
+			break;
+		}
+	}
+	ksim_file_close(f);
+	check_all_freed();
+	printf("# mmap over 3 VMAs: %lu allocations (incl. the ->mmap hook), each failed in turn: "
+	       "%lu mmaps failed, %lu succeeded\n", n - 1, failed, ok);
+}
