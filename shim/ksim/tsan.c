@@ -34,6 +34,7 @@ const char *__tsan_default_suppressions(void)
 		/* lib/maple_tree.c: children of a replaced node get their new
 		 * parent; readers ascending or checking for death load it. */
 		"race:mas_set_parent\n"
+		"race:mte_set_parent\n"	/* its name in 6.1 */
 		/* lib/maple_tree.c: the tree height lives in ma_flags, which
 		 * readers load for mt_external_lock()/mt_height(). */
 		"race:mas_set_height\n"
