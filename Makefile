@@ -3,7 +3,7 @@
 #
 #   make test                 build (ASan+UBSan) and run the tests through CTest
 #   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
-#   make bench                all benchmarks (bench-maple-suite, ...)
+#   make bench                all benchmarks (bench-maple-suite, bench-bpf)
 #   make fuzz-<target>        an AFL++ campaign
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 instead of 6.12
@@ -17,7 +17,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(KVER),-$(KVER)))
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork matrix clean help
+.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork bench-bpf matrix clean help
 
 all: build
 
@@ -55,7 +55,13 @@ stress:
 	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
 	@scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
-bench: bench-maple-suite bench-mm-fork
+bench: bench-maple-suite bench-mm-fork bench-bpf
+
+# BPF map benchmarks (qptrie/bench): release build, no sanitizers.
+bench-bpf:
+	@$(MAKE) --no-print-directory PRESET=release configure
+	@cmake --build build/release$(KTAG) --target bench-bpf-programs -j $(JOBS)
+	@scripts/ksim bench-bpf --build build/release$(KTAG)
 
 bench-maple-suite: build
 	@scripts/ksim bench-maple-suite --build $(BUILD)

@@ -510,27 +510,17 @@ static int qp_trie_copy_key(struct qp_trie_leaf *l, struct bpf_dynptr_kern *next
 	return 0;
 }
 
-static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
+/* The leaf with the smallest key greater than @k, or NULL. */
+static struct qp_trie_leaf *qp_trie_succ(struct qp_trie *trie, const u8 *k, u32 len)
 {
-	struct qp_trie *trie = container_of(map, struct qp_trie, map);
-	struct bpf_dynptr_kern *dkey = key, *next = next_key;
 	void *node, *cand = NULL, *stop;
 	struct qp_trie_leaf *near;
-	const u8 *k;
-	u32 len, d;
+	u32 d;
 	unsigned int bit;
 
-	if (bpf_dynptr_get_size(next) < trie->map.map_extra)
-		return -EINVAL;
 	node = qp_deref(trie, &trie->root);
 	if (!node)
-		return -ENOENT;
-	if (!dkey)
-		return qp_trie_copy_key(qp_first_leaf(trie, node), next);
-	if (!qp_key_ok(trie, dkey))
-		return -EINVAL;
-	k = bpf_dynptr_kern_data(dkey);
-	len = bpf_dynptr_get_size(dkey);
+		return NULL;
 
 	/* where does the key leave the trie? */
 	stop = node;
@@ -555,11 +545,19 @@ static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
 			break;
 		bit = nibble(k, len, index);
 		right = bitmap & ~((2U << bit) - 1);
-		if (index == d) {
-			/* the key would be a new twig here: next is to its right */
+		/*
+		 * index == d: the key would be a new twig here.  The bit can
+		 * also be missing with index < d when a writer changed the
+		 * trie since the walk that found @near (found by
+		 * stress/bpf_stress.c: twig_pos() of a missing bit then points
+		 * past the last twig); the key leaves the trie here just the
+		 * same.
+		 */
+		if (index == d || !(bitmap & (1U << bit))) {
+			/* next is to the right of where the key would be */
 			if (right)
-				return qp_trie_copy_key(qp_first_leaf(trie,
-					qp_deref(trie, &b->twigs[twig_pos(bitmap, __ffs(right))])), next);
+				return qp_first_leaf(trie,
+					qp_deref(trie, &b->twigs[twig_pos(bitmap, __ffs(right))]));
 			goto up;
 		}
 		if (right)
@@ -567,11 +565,61 @@ static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
 		node = qp_deref(trie, &b->twigs[twig_pos(bitmap, bit)]);
 	}
 	if (d != U32_MAX && nibble(near->data, near->key_len, d) > nibble(k, len, d))
-		return qp_trie_copy_key(qp_first_leaf(trie, node), next);
+		return qp_first_leaf(trie, node);
 up:
 	if (!cand)
-		return -ENOENT;
-	return qp_trie_copy_key(qp_first_leaf(trie, cand), next);
+		return NULL;
+	return qp_first_leaf(trie, cand);
+}
+
+static int qp_key_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int c = memcmp(a, b, min(alen, blen));
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
+{
+	struct qp_trie *trie = container_of(map, struct qp_trie, map);
+	struct bpf_dynptr_kern *dkey = key, *next = next_key;
+	struct qp_trie_leaf *l;
+	unsigned long irq_flags;
+	void *node;
+	const u8 *k;
+	u32 len;
+
+	if (bpf_dynptr_get_size(next) < trie->map.map_extra)
+		return -EINVAL;
+	if (!dkey) {
+		node = qp_deref(trie, &trie->root);
+		if (!node)
+			return -ENOENT;
+		return qp_trie_copy_key(qp_first_leaf(trie, node), next);
+	}
+	if (!qp_key_ok(trie, dkey))
+		return -EINVAL;
+	k = bpf_dynptr_kern_data(dkey);
+	len = bpf_dynptr_get_size(dkey);
+	/*
+	 * Lockless, the two walks of qp_trie_succ() can see different
+	 * versions of the trie and land on a smaller key (a walk would go
+	 * backwards: found by stress/bpf_stress.c).  Retry a few times, then
+	 * walk under the writers' lock.
+	 */
+	for (int tries = 0; tries < 4; tries++) {
+		l = qp_trie_succ(trie, k, len);
+		if (!l)
+			return -ENOENT;
+		if (qp_key_cmp(l->data, l->key_len, k, len) > 0)
+			return qp_trie_copy_key(l, next);
+	}
+	spin_lock_irqsave(&trie->lock, irq_flags);
+	l = qp_trie_succ(trie, k, len);
+	if (l)
+		qp_trie_copy_key(l, next);
+	spin_unlock_irqrestore(&trie->lock, irq_flags);
+	return l ? 0 : -ENOENT;
 }
 
 static int qp_trie_check_btf(const struct bpf_map *map, const struct btf *btf,

@@ -81,6 +81,8 @@ def main(argv):
               f"(x{f612 / f61:.2f}); tree __mt_dup {fmt(tmt)}/s vs store {fmt(tst)}/s "
               f"(x{tmt / tst:.2f})  [{d1 + d2 + d3:.0f}s]", flush=True)
 
+    os.makedirs(os.path.dirname(os.path.abspath(args.tsv)), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(args.png)), exist_ok=True)
     with open(args.tsv, "w") as f:
         f.write("vmas\tseries\tmedian_vmas_per_s\tmin\tmax\n")
         for r in rows:

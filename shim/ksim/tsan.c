@@ -54,6 +54,23 @@ const char *__tsan_default_suppressions(void)
 		"race:mas_alloc_nodes\n"
 		"race:mab_mas_cp\n"
 		"race:mas_wr_node_store\n"
+		/* kernel/bpf/hashtab.c: elements are reused at once by design
+		 * (pcpu_freelist/extra_elems, bpf_mem_cache_free): a new key
+		 * and value are written into an element that lockless readers
+		 * may still hold (hlist_nulls lookups re-check the key; programs
+		 * can see the value change).  Writer side only: the readers
+		 * stay instrumented, and element memory never leaves the map
+		 * here (see stress/bpf_stress.c for what is checked instead). */
+		"race:alloc_htab_elem\n"
+		/* The same for LRU maps: popping a node (with eviction and list
+		 * rotation: node->type, hash, key) and writing its value. */
+		"race:prealloc_lru_pop\n"
+		"race:htab_lru_map_update_elem\n"
+		/* kernel/bpf/lpm_trie.c: deleting a node with two children
+		 * marks it intermediate in place (node->flags), which lockless
+		 * lookups load; top frame only, so a free in that function's
+		 * callees is still reported. */
+		"race_top:trie_delete_elem\n"
 		/* liburcu's grace-period futex word (urcu-common.h), inlined
 		 * into our rcu_read_unlock(); liburcu's own design. */
 		"race:urcu_common_wake_up_gp\n";

@@ -52,6 +52,13 @@ struct ksim_bpf_mem_stats {
 	unsigned long bytes_cached;	/* units on free lists and in quarantine */
 };
 void ksim_bpf_mem_stats(struct bpf_mem_alloc *ma, struct ksim_bpf_mem_stats *st);
+/*
+ * Totals over all allocators (benchmarks): bytes of units taken from
+ * kmalloc (live and cached), and bytes callers asked for in live objects
+ * (bpf_mem_alloc(): size + 8-byte header, before size-class rounding;
+ * fixed-size caches: the unit size).
+ */
+void ksim_bpf_mem_totals(unsigned long *units_kmalloced, unsigned long *requested_live);
 /* Is @ptr (returned by this allocator) freed and not yet handed out again? */
 bool ksim_bpf_mem_is_free(struct bpf_mem_alloc *ma, const void *ptr);
 

@@ -100,6 +100,34 @@ enum ksim_bpf_mem_mode ksim_bpf_mem_get_mode(void)
 #define STAT_ADD(ma, field, v)	__atomic_add_fetch(&(ma)->st.field, (v), __ATOMIC_RELAXED)
 #define STAT_SUB(ma, field, v)	__atomic_sub_fetch(&(ma)->st.field, (v), __ATOMIC_RELAXED)
 
+/*
+ * Totals over every allocator, for memory benchmarks (ksim_bpf_mem_totals):
+ * bytes of units held from kmalloc, and bytes the callers asked for (8-byte
+ * header included) in live objects.  bpf_mem_alloc() keeps the requested
+ * size in the top 16 bits of the header word (the owner pointer uses 48).
+ */
+static unsigned long ksim_bpf_units_kmalloced, ksim_bpf_req_live;
+#define HDR_SIZE_SHIFT	48
+#define HDR_PTR_MASK	((1UL << HDR_SIZE_SHIFT) - 1)
+
+static inline struct bpf_mem_cache *hdr_owner(const void *base)
+{
+	return (struct bpf_mem_cache *)(*(const unsigned long *)base & HDR_PTR_MASK);
+}
+
+static inline unsigned long hdr_req(const void *base, const struct bpf_mem_cache *c)
+{
+	unsigned long req = *(const unsigned long *)base >> HDR_SIZE_SHIFT;
+
+	return req ? req : c->unit_size;
+}
+
+void ksim_bpf_mem_totals(unsigned long *units_kmalloced, unsigned long *requested_live)
+{
+	*units_kmalloced = __atomic_load_n(&ksim_bpf_units_kmalloced, __ATOMIC_RELAXED);
+	*requested_live = __atomic_load_n(&ksim_bpf_req_live, __ATOMIC_RELAXED);
+}
+
 /* The header links free units; bit 0 marks a unit that came back by a free. */
 static inline void *unit_next(void *base) { return (void *)(*(unsigned long *)base & ~1UL); }
 
@@ -120,10 +148,11 @@ static void *unit_kmalloc(struct bpf_mem_cache *c, gfp_t gfp)
 		((void **)base)[1] = pptr;
 	}
 	STAT_ADD(c->ma, kmalloced, 1);
+	__atomic_add_fetch(&ksim_bpf_units_kmalloced, c->unit_size, __ATOMIC_RELAXED);
 	return base;
 }
 
-static void unit_kfree(struct ksim_bpf_ma *k, void *base, bool percpu)
+static void unit_kfree(struct ksim_bpf_ma *k, void *base, bool percpu, int unit_size)
 {
 	struct bpf_mem_alloc *ma = k->owner;
 
@@ -133,6 +162,7 @@ static void unit_kfree(struct ksim_bpf_ma *k, void *base, bool percpu)
 		free_percpu(((void **)base)[1]);
 	kfree(base);
 	STAT_ADD(k, kfreed, 1);
+	__atomic_sub_fetch(&ksim_bpf_units_kmalloced, unit_size, __ATOMIC_RELAXED);
 }
 
 static void push_free(struct bpf_mem_cache *c, void *base, bool recycled)
@@ -171,7 +201,7 @@ static void deferred_cb(struct rcu_head *head)
 	struct bpf_mem_cache *c = d->c;
 
 	if (d->op == 0) {
-		unit_kfree(c->ma, d->base, c->percpu_size);
+		unit_kfree(c->ma, d->base, c->percpu_size, c->unit_size);
 	} else if (c->ma->mode == KSIM_BPF_MEM_CHECKING) {
 		quarantine_put(c, d->base);
 	} else {
@@ -254,11 +284,11 @@ static void quarantine_put(struct bpf_mem_cache *c, void *base)
 	pthread_mutex_unlock(&k->qlock);
 	STAT_ADD(k, quarantined, 1);
 	if (old) {
-		struct bpf_mem_cache *oc = *(struct bpf_mem_cache **)old;
+		struct bpf_mem_cache *oc = hdr_owner(old);
 
 		STAT_SUB(k, quarantined, 1);
 		unpoison_check_unit(oc, old);
-		unit_kfree(k, old, oc->percpu_size);
+		unit_kfree(k, old, oc->percpu_size, oc->unit_size);
 	}
 }
 
@@ -427,7 +457,7 @@ static void drain_cache(struct bpf_mem_cache *c)
 	while (base) {
 		void *next = unit_next(base);
 
-		unit_kfree(c->ma, base, c->percpu_size);
+		unit_kfree(c->ma, base, c->percpu_size, c->unit_size);
 		base = next;
 	}
 	c->free_list = NULL;
@@ -446,12 +476,12 @@ void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 	rcu_barrier();
 	while (k->qcount) {
 		void *old = k->quarantine[k->qhead];
-		struct bpf_mem_cache *oc = *(struct bpf_mem_cache **)old;
+		struct bpf_mem_cache *oc = hdr_owner(old);
 
 		k->qhead = (k->qhead + 1) % KSIM_BPF_MEM_QUARANTINE;
 		k->qcount--;
 		unpoison_check_unit(oc, old);
-		unit_kfree(k, old, oc->percpu_size);
+		unit_kfree(k, old, oc->percpu_size, oc->unit_size);
 	}
 	if (ma->cache) {
 		for_each_possible_cpu(cpu)
@@ -503,6 +533,7 @@ static void *unit_alloc(struct bpf_mem_cache *c)
 	STAT_ADD(k, allocs, 1);
 	STAT_ADD(k, live, 1);
 	STAT_ADD(k, bytes_unit, c->unit_size);
+	__atomic_add_fetch(&ksim_bpf_req_live, c->unit_size, __ATOMIC_RELAXED);
 	return base;
 }
 
@@ -515,6 +546,7 @@ static void unit_free(struct bpf_mem_cache *c, void *base)
 	STAT_ADD(k, frees, 1);
 	STAT_SUB(k, live, 1);
 	STAT_SUB(k, bytes_unit, c->unit_size);
+	__atomic_sub_fetch(&ksim_bpf_req_live, hdr_req(base, c), __ATOMIC_RELAXED);
 	if (k->mode == KSIM_BPF_MEM_CHECKING) {
 		quarantine_put(c, base);
 		return;
@@ -548,12 +580,13 @@ static void unit_free_rcu(struct bpf_mem_cache *c, void *base)
 	STAT_ADD(k, frees, 1);
 	STAT_SUB(k, live, 1);
 	STAT_SUB(k, bytes_unit, c->unit_size);
+	__atomic_sub_fetch(&ksim_bpf_req_live, hdr_req(base, c), __ATOMIC_RELAXED);
 	defer(c, base, 1);
 }
 
 static struct bpf_mem_cache *this_cache(struct bpf_mem_alloc *ma, void *ptr)
 {
-	struct bpf_mem_cache *owner = *(struct bpf_mem_cache **)((char *)ptr - LLIST_NODE_SZ);
+	struct bpf_mem_cache *owner = hdr_owner((char *)ptr - LLIST_NODE_SZ);
 	int idx;
 
 	if (ma->cache)
@@ -580,7 +613,15 @@ void *bpf_mem_alloc(struct bpf_mem_alloc *ma, size_t size)
 	if (!this_cpu_ptr(ma->caches)->cache[idx].unit_size)
 		return NULL;	/* per-CPU class not initialised */
 	ret = unit_alloc(&this_cpu_ptr(ma->caches)->cache[idx]);
-	return !ret ? NULL : (char *)ret + LLIST_NODE_SZ;
+	if (!ret)
+		return NULL;
+	/* what the caller asked for, not the size class (see hdr_req()) */
+	if (!ma->percpu) {
+		*(unsigned long *)ret |= (unsigned long)size << HDR_SIZE_SHIFT;
+		__atomic_sub_fetch(&ksim_bpf_req_live,
+				   this_cpu_ptr(ma->caches)->cache[idx].unit_size - size, __ATOMIC_RELAXED);
+	}
+	return (char *)ret + LLIST_NODE_SZ;
 }
 
 void bpf_mem_free(struct bpf_mem_alloc *ma, void *ptr)
@@ -633,11 +674,12 @@ void bpf_mem_cache_raw_free(void *ptr)
 
 	if (!ptr)
 		return;
-	c = *(struct bpf_mem_cache **)((char *)ptr - LLIST_NODE_SZ);
+	c = hdr_owner((char *)ptr - LLIST_NODE_SZ);
+	__atomic_sub_fetch(&ksim_bpf_req_live, hdr_req((char *)ptr - LLIST_NODE_SZ, c), __ATOMIC_RELAXED);
 	STAT_ADD(c->ma, frees, 1);
 	STAT_SUB(c->ma, live, 1);
 	STAT_SUB(c->ma, bytes_unit, c->unit_size);
-	unit_kfree(c->ma, (char *)ptr - LLIST_NODE_SZ, c->percpu_size);
+	unit_kfree(c->ma, (char *)ptr - LLIST_NODE_SZ, c->percpu_size, c->unit_size);
 }
 
 /* Sleepable callers (GFP_KERNEL) may go to kmalloc when the list is empty. */
@@ -654,6 +696,7 @@ void *bpf_mem_cache_alloc_flags(struct bpf_mem_alloc *ma, gfp_t flags)
 			STAT_ADD(c->ma, allocs, 1);
 			STAT_ADD(c->ma, live, 1);
 			STAT_ADD(c->ma, bytes_unit, c->unit_size);
+			__atomic_add_fetch(&ksim_bpf_req_live, c->unit_size, __ATOMIC_RELAXED);
 		}
 	}
 	return !ret ? NULL : (char *)ret + LLIST_NODE_SZ;

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation-failure sweeps over the BPF maps (the shim's one fault engine,
+ * ksim/fault.h).  Per map variant, a fixed sequence of operations (create,
+ * updates with every flag, deletes, lookups, lookup_and_delete,
+ * get_next_key, free) is first run with the engine counting: T eligible
+ * allocations.  Then, for nth = 1..T, the sequence runs again with the nth
+ * allocation failing.  Each run checks:
+ *
+ * - every return code against a model: -ENOMEM is accepted only from the
+ *   call during which the failure was injected, and then the map must be
+ *   unchanged (the key's lookup still matches the model);
+ * - after every operation, the key's value; at the end, a full
+ *   get_next_key walk equals the model (LRU: the walk is a subset and no
+ *   key vanishes except on updates);
+ * - after the map is freed and RCU callbacks ran, no object is left
+ *   (error paths that forget a free show as a leak with its nth).
+ *
+ * The sequences are fixed (seeded from the variant's name, not the run
+ * seed): the sweep is exhaustive and replays identically.
+ */
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <ksim/bpf.h>
+#include <ksim/bpf_mem.h>
+#include <ksim/fault.h>
+#include <ksim/slab.h>
+#include <ksim/test.h>
+
+#define NK	40		/* key space */
+#define MAXE	24		/* max_entries: the space overfills the map */
+#define VS	16
+#define NOPS	300
+#define KLEN_MAX 8
+
+static const struct ksim_bpf_variant *V;
+
+struct smodel {
+	bool present[NK];
+	u8 val[NK][VS];
+};
+
+static bool is(unsigned int kind)
+{
+	return V->kind & kind;
+}
+
+/* Key @k's bytes: 8-byte hash keys, LPM /32 keys, 1..8-byte qp-trie keys. */
+static u32 key_of(u32 k, u8 *b)
+{
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		u32 len = 1 + k % KLEN_MAX;
+
+		for (u32 i = 0; i < len; i++)
+			b[i] = "ab\x00\xff"[(k >> i) & 3] + (i == len - 1 ? (u8)(k / 4) : 0);
+		return len;
+	}
+	if (is(KSIM_BPF_KIND_LPM)) {
+		u32 plen = 32, data = __builtin_bswap32(0x0a000000 | k << 4);
+
+		memcpy(b, &plen, 4);
+		memcpy(b + 4, &data, 4);
+		return 8;
+	}
+	memset(b, 0, 8);
+	b[0] = (u8)k;
+	b[5] = 0x5a;
+	return 8;
+}
+
+static int key_id(const u8 *b, u32 len)
+{
+	u8 kb[KLEN_MAX];
+
+	for (u32 k = 0; k < NK; k++)
+		if (key_of(k, kb) == len && !memcmp(kb, b, len))
+			return k;
+	return -1;
+}
+
+static bool injected_since(unsigned long *seen)
+{
+	unsigned long f = ksim_fault_failures();
+	bool ret = f != *seen;
+
+	*seen = f;
+	return ret;
+}
+
+/* The key's state against the model; LRU: it may have been evicted. */
+static bool check_key(struct bpf_map *m, struct smodel *M, u32 k, unsigned long nth, int step)
+{
+	u8 kb[KLEN_MAX], val[VS];
+	u32 len = key_of(k, kb);
+	int ret = ksim_bpf_map_lookup(m, kb, len, val, 0);
+
+	if (ret == -ENOENT && M->present[k] && is(KSIM_BPF_KIND_LRU))
+		M->present[k] = false;
+	else if (ret != (M->present[k] ? 0 : -ENOENT) ||
+		 (!ret && memcmp(val, M->val[k], VS))) {
+		ksim_test_fail(__FILE__, __LINE__, "map == model",
+			       "%s nth=%lu step %d: key %u lookup %d, model %s", V->name, nth, step, k,
+			       ret, M->present[k] ? "present" : "absent");
+		return false;
+	}
+	return true;
+}
+
+static int count_present(struct smodel *M)
+{
+	int n = 0;
+
+	for (u32 k = 0; k < NK; k++)
+		n += M->present[k];
+	return n;
+}
+
+/*
+ * One run of the fixed sequence.  Returns false after the first mismatch
+ * (the rest of the run would only repeat it).
+ */
+static bool run(unsigned long nth)
+{
+	struct ksim_bpf_map_attr a = { .value_size = VS, .max_entries = MAXE };
+	struct smodel M = { 0 };
+	struct ksim_rng rng;
+	unsigned long seen = ksim_fault_failures();
+	struct bpf_map *m;
+	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[VS];
+	bool walked[NK] = { 0 };
+	int err, ret;
+	u32 h = 0;
+
+	for (const char *p = V->name; *p; p++)
+		h = h * 31 + *p;
+	ksim_rng_seed(&rng, h);
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		a.key_size = sizeof(struct bpf_dynptr);
+		a.map_extra = KLEN_MAX;
+	} else {
+		a.key_size = 8;
+	}
+	m = ksim_bpf_map_create(V, &a, &err);
+	if (!m) {
+		if (err == -ENOMEM && injected_since(&seen))
+			return true;
+		ksim_test_fail(__FILE__, __LINE__, "create", "%s nth=%lu: create failed with %d", V->name, nth, err);
+		return false;
+	}
+	for (int step = 0; step < NOPS; step++) {
+		u32 k = ksim_rng_below(&rng, NK), len = key_of(k, kb);
+		u32 op = ksim_rng_below(&rng, 100);
+		bool lru = is(KSIM_BPF_KIND_LRU), full_err, ok = true;
+		int expect;
+
+		if (lru)	/* refresh: the LRU may have evicted it */
+			check_key(m, &M, k, nth, step);
+		if (op < 50) {
+			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
+			u64 f = flags[ksim_rng_below(&rng, 4)];
+
+			for (u32 i = 0; i < VS; i++)
+				val[i] = (u8)(step * 7 + i + k);
+			ret = ksim_bpf_map_update(m, kb, len, val, f);
+			full_err = !M.present[k] && !lru && count_present(&M) >= MAXE;
+			expect = f == BPF_NOEXIST && M.present[k] ? -EEXIST :
+				 f == BPF_EXIST && !M.present[k] ? -ENOENT :
+				 full_err ? (is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC) : 0;
+			if (ret == -ENOMEM && injected_since(&seen)) {
+			} else if (ret == expect || (lru && expect == -EEXIST && !ret) ||
+				   (lru && f == BPF_EXIST && ret == -ENOENT)) {
+				if (!ret) {
+					M.present[k] = true;
+					memcpy(M.val[k], val, VS);
+				}
+			} else {
+				ok = false;
+			}
+		} else if (op < 75 || (op < 80 && !m->ops->map_lookup_and_delete_elem)) {
+			ret = ksim_bpf_map_delete(m, kb, len);
+			expect = M.present[k] ? 0 : -ENOENT;
+			if (ret == -ENOMEM && injected_since(&seen)) {
+			} else if (ret == expect) {
+				M.present[k] = false;
+			} else {
+				ok = false;
+			}
+		} else if (op < 80) {
+			ret = ksim_bpf_map_lookup_and_delete(m, kb, len, val, 0);
+			expect = M.present[k] ? 0 : -ENOENT;
+			if (ret == -ENOMEM && injected_since(&seen)) {
+			} else if (ret == expect && (ret || !memcmp(val, M.val[k], VS))) {
+				M.present[k] = false;
+			} else {
+				ok = false;
+			}
+		} else if (op < 90) {
+			u32 nlen = sizeof(nb);
+
+			ret = ksim_bpf_map_get_next_key(m, ksim_rng_below(&rng, 3) ? kb : NULL, len, nb, &nlen);
+			expect = 0;
+			if (ret == -ENOMEM && injected_since(&seen)) {
+			} else if (ret == -ENOENT) {
+				/* the end: fine unless the model is non-empty and we started from NULL */
+			} else if (ret || key_id(nb, nlen) < 0 || !M.present[key_id(nb, nlen)]) {
+				ok = false;
+			}
+		} else {
+			ret = 0;
+			expect = 0;
+		}
+		if (!ok) {
+			ksim_test_fail(__FILE__, __LINE__, "ret == expect",
+				       "%s nth=%lu step %d op %u key %u: returned %d, model expects %d",
+				       V->name, nth, step, op, k, ret, expect);
+			ksim_bpf_map_free(m);
+			return false;
+		}
+		if (!check_key(m, &M, k, nth, step)) {
+			ksim_bpf_map_free(m);
+			return false;
+		}
+	}
+	/* the whole map: a walk from the start */
+	for (u32 len = 0, n = 0;; n++) {
+		u32 nlen = sizeof(nb);
+		int j;
+
+		ret = ksim_bpf_map_get_next_key(m, len ? kb : NULL, len, nb, &nlen);
+		if (ret == -ENOMEM && injected_since(&seen)) {
+			len = n = 0;	/* start over */
+			memset(walked, 0, sizeof(walked));
+			continue;
+		}
+		if (ret)
+			break;
+		j = key_id(nb, nlen);
+		if (j < 0 || walked[j] || !M.present[j] || n > NK) {
+			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: walk returned key %d%s",
+				       V->name, nth, j, n > NK ? " (too many keys)" :
+				       j >= 0 && walked[j] ? " twice" : " not in the model");
+			ret = 0;
+			break;
+		}
+		walked[j] = true;
+		memcpy(kb, nb, nlen);
+		len = nlen;
+	}
+	if (ret == -ENOENT) {
+		for (u32 k = 0; k < NK; k++) {
+			if (M.present[k] && !walked[k] && !is(KSIM_BPF_KIND_LRU)) {
+				ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: key %u missing from the walk",
+					       V->name, nth, k);
+				break;
+			}
+		}
+	} else if (ret) {
+		ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: walk failed with %d", V->name, nth, ret);
+	}
+	ksim_bpf_map_free(m);
+	return true;
+}
+
+static void sweep(const char *name)
+{
+	struct ksim_fault_config count = { .nth = ~0UL };
+	struct ksim_slab_stats before, after;
+	unsigned long total, injected = 0;
+
+	V = ksim_bpf_variant_find(name);
+	KSIM_ASSERT(V, "variant %s not built", name);
+	ksim_set_cpu(0);
+	ksim_fault_set(&count);
+	run(0);
+	total = ksim_fault_calls();
+	ksim_fault_reset();
+	KSIM_ASSERT(total > 0, "%s: the sequence made no allocation the engine saw", name);
+	for (unsigned long nth = 1; nth <= total; nth++) {
+		struct ksim_fault_config cfg = { .nth = nth, .times = 1 };
+		bool ok;
+
+		rcu_barrier();
+		ksim_slab_totals(&before);
+		ksim_fault_set(&cfg);
+		ok = run(nth);
+		injected += ksim_fault_failures();
+		ksim_fault_reset();
+		rcu_barrier();
+		ksim_slab_totals(&after);
+		KSIM_EXPECT(after.live == before.live, "%s nth=%lu: %ld objects leaked", name, nth,
+			    (long)(after.live - before.live));
+		if (!ok || after.live != before.live)
+			break;
+	}
+	ksim_set_cpu(-1);
+	if (ksim_verbose > 1)
+		printf("# %s: %lu allocations swept, %lu failures injected\n", name, total, injected);
+	KSIM_EXPECT(injected == total, "%s: %lu of %lu runs had their failure injected", name, injected, total);
+}
+
+KSIM_TEST(sweep_hash) { sweep("hash"); }
+KSIM_TEST(sweep_hash_noprealloc) { sweep("hash_noprealloc"); }
+KSIM_TEST(sweep_lru_hash) { sweep("lru_hash"); }
+KSIM_TEST(sweep_lpm_trie) { sweep("lpm_trie"); }
+KSIM_TEST(sweep_qp_trie_ref) { sweep("qp_trie_ref"); }
+/* bpf_mem_alloc's checking mode: nothing is reused, every unit is new */
+KSIM_TEST(sweep_hash_noprealloc_checking)
+{
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_CHECKING);
+	sweep("hash_noprealloc");
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
+}
+KSIM_TEST(sweep_qp_trie_ref_checking)
+{
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_CHECKING);
+	sweep("qp_trie_ref");
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
+}
+#ifdef KSIM_HAVE_QP_TRIE_SERIES
+KSIM_TEST(sweep_qp_trie) { sweep("qp_trie"); }
+#endif

@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_stress: one BPF map variant (ksim/bpf.h, qptrie/) hammered by reader
+ * threads doing what BPF programs do and writer threads doing what the
+ * bpf(2) syscall and programs do.  One source, one program per variant
+ * (BPF_STRESS_VARIANT, see stress/CMakeLists.txt): bpf_hash,
+ * bpf_hash_noprealloc, bpf_lru_hash, bpf_lpm_trie, bpf_qp_trie_ref and, when
+ * KSRC has the posted series, bpf_qp_trie.
+ *
+ * Keys and values.  NKEYS keys, generated from the seed (hash: 8 random
+ * bytes; LPM: prefix length 8..32 and 4 data bytes with shared prefixes;
+ * qp-trie: 1..16 bytes from a small alphabet, so keys share prefixes).  A
+ * value is VWORDS 64-bit words; word i of key k at version v is
+ * enc(k, v, i) = k << 48 | v << 16 | check(k, v, i): every word names its
+ * key and version and is self-checking, so a torn value (words of two
+ * writes), a value of another key, or memory that was never a value of this
+ * map all show.
+ *
+ * Writers.  Key k belongs to writer k % W, the only thread that changes it,
+ * so the writer keeps an exact model of its keys and checks every return
+ * code (flags BPF_ANY/NOEXIST/EXIST, -ENOENT, -E2BIG/-ENOSPC only when the
+ * map is near full, -ENOMEM only under fault injection) and, after every
+ * operation, the key's value (syscall lookup, a copy) against the model.
+ * Operations: update and delete through the syscall driver and, a fifth of
+ * the time, as a program (ksim_bpf_prog_update/delete under rcu_read_lock),
+ * lookup_and_delete, lookup.  Per key it publishes version and op counters
+ * (started before the operation, done after).  Writer w runs on CPU w
+ * (hashtab's per-CPU map_locked counters assume one thread per CPU).
+ *
+ * Readers, as a BPF program: rcu_read_lock(); p = bpf_map_lookup_elem();
+ * read the value through p; rcu_read_unlock().  What they may see depends
+ * on what the kernel guarantees for the map:
+ *
+ * - tries (our qp-trie, the series, lpm_trie.c): a published value is never
+ *   written again and its memory is reused only after a grace period, so
+ *   the value must be untorn, of the looked-up key (LPM: of a key whose
+ *   prefix covers the looked-up address), and of a version the key had
+ *   during the section: done-version at section start <= v <= started-
+ *   version at its end.  A free without RCU (the bpf_mem_alloc immediate-
+ *   reuse hazard of the qp-trie cover letter) breaks this at once.
+ * - kernel hash map (prealloc and BPF_F_NO_PREALLOC): an element is freed
+ *   for immediate reuse (prealloc: pcpu_freelist / per-CPU extra_elems;
+ *   no-prealloc: bpf_mem_cache_free, reused at once by design), so a program
+ *   holding p can see the value change under it: another key's value, even
+ *   a torn one.  What the kernel does guarantee: the element held key k when
+ *   the lookup matched it, and it is freed only when k is deleted or
+ *   replaced.  So: if the value is not an untorn in-window value of k, an
+ *   operation on k must have been in flight or started during the section;
+ *   and every word is still a well-formed word of some key and version that
+ *   was written (the memory never leaves the map).
+ * - LRU hash: elements are also evicted on other keys' updates, so only:
+ *   every word well-formed, and an untorn value of k is in its window.
+ *
+ * Readers also walk with get_next_key (1..8 steps from a key or from the
+ * start): every key returned is one of ours; qp-trie walks are strictly
+ * increasing in byte order.  At the end the whole map is walked and compared
+ * with the writers' models (LRU: a subset, values exact).
+ *
+ * Test-only mutant: KSIM_QP_TRIE_REF_MUTANT=no-rcu makes our qp-trie free
+ * without a grace period (ksim_qp_trie_ref_mutant_no_rcu); the readers, ASan
+ * and TSan must catch it (stress/CMakeLists.txt checks that they do).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <ksim/bpf.h>
+#include <ksim/bpf_mem.h>
+#include <ksim/fault.h>
+#include <ksim/stress.h>
+
+#ifndef BPF_STRESS_VARIANT
+#error "BPF_STRESS_VARIANT (a ksim_bpf_variants[] name) must be defined"
+#endif
+
+#define NKEYS		1024
+#define MAX_WRITERS	KSIM_NR_CPUS
+#define VWORDS		8
+#define KEYMAX		16
+#define QP_MAXLEN	16
+#define WALK_MAX	8
+
+struct skey {
+	u8 b[KEYMAX];
+	u32 len;
+};
+
+/* Published by the key's writer, read by readers (all atomic). */
+struct kstate {
+	u64 ver_started, ver_done;	/* versions: update started / last successful update done */
+	u64 op_started, op_done;	/* any operation on the key */
+	u64 del_started, del_done;	/* deletes (any kind, even failing) */
+	u64 present;			/* per the model, after the last operation */
+};
+
+/* Writer-private model of one key. */
+struct kmodel {
+	bool present;
+	u64 ver;
+};
+
+static const struct ksim_bpf_variant *V;
+static struct bpf_map *map;
+static struct skey keys[NKEYS];
+static u32 order[NKEYS];		/* keys sorted by bytes (a prefix first) */
+static struct kstate kst[NKEYS];
+static struct kmodel model[NKEYS];
+static int nr_writers;
+static u32 max_entries;
+static long present_total;		/* keys present per the models (atomic) */
+static bool has_lookup_and_delete;
+static unsigned long reused_seen;	/* hash: reader saw another key's value (allowed) */
+
+extern bool ksim_qp_trie_ref_mutant_no_rcu;
+
+static bool is(unsigned int kind)
+{
+	return V->kind & kind;
+}
+
+static bool is_trie(void)
+{
+	return is(KSIM_BPF_KIND_DYNPTR) || is(KSIM_BPF_KIND_LPM);
+}
+
+/* ---- keys ---- */
+
+static int key_cmp(const struct skey *a, const struct skey *b)
+{
+	int c = memcmp(a->b, b->b, min(a->len, b->len));
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int order_cmp(const void *x, const void *y)
+{
+	return key_cmp(&keys[*(const u32 *)x], &keys[*(const u32 *)y]);
+}
+
+/* The key id of @b, or -1 if it is not one of ours. */
+static int find_key(const u8 *b, u32 len)
+{
+	struct skey k = { .len = len };
+	int lo = 0, hi = NKEYS - 1;
+
+	if (len > KEYMAX)
+		return -1;
+	memcpy(k.b, b, len);
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = key_cmp(&keys[order[mid]], &k);
+
+		if (!c)
+			return order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static void lpm_make(struct skey *k, u32 plen, u32 data)
+{
+	u32 be;
+
+	if (plen < 32)
+		data &= plen ? ~0U << (32 - plen) : 0;
+	be = __builtin_bswap32(data);
+	memcpy(k->b, &plen, 4);
+	memcpy(k->b + 4, &be, 4);
+	k->len = 8;
+}
+
+static u32 lpm_plen(const struct skey *k)
+{
+	u32 plen;
+
+	memcpy(&plen, k->b, 4);
+	return plen;
+}
+
+static u32 lpm_data(const struct skey *k)
+{
+	u32 be;
+
+	memcpy(&be, k->b + 4, 4);
+	return __builtin_bswap32(be);
+}
+
+/* Does key @j's prefix cover address @addr? */
+static bool lpm_covers(const struct skey *j, u32 addr)
+{
+	u32 plen = lpm_plen(j);
+
+	return !plen || !((lpm_data(j) ^ addr) >> (32 - plen));
+}
+
+static void gen_key(struct ksim_rng *r, struct skey *k)
+{
+	static const u8 alpha[] = { 0x00, 0x01, 0x10, 0x7f, 0x80, 0xfe, 0xff, 'a' };
+
+	memset(k, 0, sizeof(*k));
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		k->len = 1 + ksim_rng_below(r, QP_MAXLEN);
+		for (u32 i = 0; i < k->len; i++)
+			k->b[i] = alpha[ksim_rng_below(r, ARRAY_SIZE(alpha))];
+	} else if (is(KSIM_BPF_KIND_LPM)) {
+		/* few distinct high bits: many keys share prefixes */
+		u32 data = (u32)ksim_rng_below(r, 4) << 30 | (u32)ksim_rng_below(r, 16) << 20 |
+			   (u32)(ksim_rng_next(r) & 0xfffff);
+
+		lpm_make(k, 8 + ksim_rng_below(r, 25), data);
+	} else {
+		u64 x = ksim_rng_next(r);
+
+		memcpy(k->b, &x, 8);
+		k->len = 8;
+	}
+}
+
+static void make_keys(void)
+{
+	struct ksim_rng r;
+
+	ksim_rng_seed(&r, ksim_seed() ^ 0x6b657973ULL);
+	for (u32 i = 0; i < NKEYS; i++) {
+		bool dup;
+
+		do {
+			gen_key(&r, &keys[i]);
+			dup = false;
+			for (u32 j = 0; j < i && !dup; j++)
+				dup = !key_cmp(&keys[i], &keys[j]);
+		} while (dup);
+		order[i] = i;
+	}
+	qsort(order, NKEYS, sizeof(order[0]), order_cmp);
+}
+
+/* ---- values ---- */
+
+static u64 mix(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static u64 enc(u32 k, u64 v, u32 i)
+{
+	u64 w = (u64)k << 48 | (v & 0xffffffffULL) << 16;
+
+	return w | (mix(w ^ ((u64)i << 8) ^ 0x5bd1e995) & 0xffff);
+}
+
+/* Word @i well-formed?  Then its key and version. */
+static bool dec(u64 w, u32 i, u32 *k, u64 *v)
+{
+	*k = w >> 48;
+	*v = (w >> 16) & 0xffffffffULL;
+	return *k < NKEYS && enc(*k, *v, i) == w;
+}
+
+static void fill(u64 *val, u32 k, u64 v)
+{
+	for (u32 i = 0; i < VWORDS; i++)
+		val[i] = enc(k, v, i);
+}
+
+/*
+ * Reading a value through the pointer a lookup returned, as a program does.
+ * Two copies: TSan sees the kernel hash map's reads race with the reuse of
+ * the element (intended: immediate reuse, see the header comment), and
+ * shim/ksim/tsan.c suppresses exactly that function; the tries' values
+ * must never race, so their readers use the other one.
+ */
+noinline void ksim_bpf_stress_read_value(const u64 *p, u64 *out);
+noinline void ksim_bpf_stress_read_reused_value(const u64 *p, u64 *out, u32 n);
+
+noinline void ksim_bpf_stress_read_value(const u64 *p, u64 *out)
+{
+	for (u32 i = 0; i < VWORDS; i++)
+		out[i] = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+}
+
+noinline void ksim_bpf_stress_read_reused_value(const u64 *p, u64 *out, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		out[i] = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+}
+
+/* ---- writers ---- */
+
+static bool full_error(int ret)
+{
+	return ret == (is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC);
+}
+
+/* Near full: other writers' operations in flight may hold the last slots. */
+static bool near_full(void)
+{
+	return __atomic_load_n(&present_total, __ATOMIC_RELAXED) >= (long)max_entries - 2 * nr_writers;
+}
+
+static bool fault_errno(int ret)
+{
+	return ret == -ENOMEM && ksim_fault_armed();
+}
+
+/* The key's state in the map against the model (syscall lookup: a copy). */
+static void check_key(struct ksim_stress_thread *t, u32 k, const char *after)
+{
+	u64 val[VWORDS], want[VWORDS];
+	struct kmodel *m = &model[k];
+	int ret = ksim_bpf_map_lookup(map, keys[k].b, keys[k].len, val, 0);
+
+	/*
+	 * LRU: between the lookup and the copy, another writer's update can
+	 * evict the element and reuse it for its key (the kernel's syscall
+	 * copy has the same window): look again, the key is then gone.
+	 */
+	fill(want, k, m->ver);
+	for (int i = 0; i < 8 && is(KSIM_BPF_KIND_LRU) && m->present && ret == 0 &&
+	     memcmp(val, want, sizeof(val)); i++)
+		ret = ksim_bpf_map_lookup(map, keys[k].b, keys[k].len, val, 0);
+	if (ret == -ENOENT && m->present && is(KSIM_BPF_KIND_LRU)) {
+		m->present = false;	/* evicted by another key's update */
+		__atomic_sub_fetch(&present_total, 1, __ATOMIC_RELAXED);
+		ret = 0;
+		goto out;
+	}
+	if (!m->present && ret == 0 && is(KSIM_BPF_KIND_LPM)) {
+		/* longest-prefix match: another key's prefix may cover k */
+		u32 gk;
+		u64 gv;
+
+		KSIM_STRESS_CHECK(t, dec(val[0], 0, &gk, &gv) && gk != k &&
+				  lpm_plen(&keys[gk]) < lpm_plen(&keys[k]) &&
+				  lpm_covers(&keys[gk], lpm_data(&keys[k])),
+				  "after %s: absent LPM key %u: lookup found a value of key %u, no covering prefix",
+				  after, k, gk);
+		goto out;
+	}
+	if (!m->present) {
+		KSIM_STRESS_CHECK(t, ret == -ENOENT, "after %s: key %u should be absent, lookup returned %d",
+				  after, k, ret);
+		goto out;
+	}
+	KSIM_STRESS_CHECK(t, ret == 0, "after %s: key %u (version %" PRIu64 ") missing: lookup returned %d",
+			  after, k, m->ver, ret);
+	if (ret)
+		goto out;
+	fill(want, k, m->ver);
+	if (memcmp(val, want, sizeof(val))) {
+		u32 gk;
+		u64 gv;
+		bool ok = dec(val[0], 0, &gk, &gv);
+
+		ksim_stress_fail(t, __FILE__, __LINE__,
+				 "after %s: key %u should hold version %" PRIu64 ", map has %s key %u version %" PRIu64,
+				 after, k, m->ver, ok ? "" : "(garbage)", gk, gv);
+	}
+out:
+	if (t)
+		ksim_stress_checks(t, 1);
+}
+
+static void writer(struct ksim_stress_thread *t)
+{
+	int w = t->index;
+
+	ksim_set_cpu(w);
+	while (ksim_stress_running()) {
+		u32 k = w + nr_writers * ksim_rng_below(&t->rng, NKEYS / nr_writers);
+		struct kstate *s = &kst[k];
+		struct kmodel *m = &model[k];
+		unsigned int op = ksim_rng_below(&t->rng, 100);
+		bool prog = ksim_rng_below(&t->rng, 5) == 0;
+		bool lru = is(KSIM_BPF_KIND_LRU);
+		u64 val[VWORDS];
+		const char *what;
+		int ret;
+
+		__atomic_store_n(&s->op_started, s->op_started + 1, __ATOMIC_RELEASE);
+		if (op >= 45 && op < 80)
+			__atomic_store_n(&s->del_started, s->del_started + 1, __ATOMIC_RELEASE);
+		if (op < 45) {
+			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
+			u64 f = flags[ksim_rng_below(&t->rng, 4)];
+			u64 v = s->ver_started + 1;
+
+			__atomic_store_n(&s->ver_started, v, __ATOMIC_RELEASE);
+			fill(val, k, v);
+			if (prog) {
+				rcu_read_lock();
+				ret = ksim_bpf_prog_update(map, keys[k].b, keys[k].len, val, f);
+				rcu_read_unlock();
+			} else {
+				ret = ksim_bpf_map_update(map, keys[k].b, keys[k].len, val, f);
+			}
+			what = "update";
+			if (ret == 0 && (f != BPF_NOEXIST || !m->present || lru) &&
+			    (f != BPF_EXIST || m->present)) {
+				if (!m->present)
+					__atomic_add_fetch(&present_total, 1, __ATOMIC_RELAXED);
+				m->present = true;
+				m->ver = v;
+				__atomic_store_n(&s->ver_done, v, __ATOMIC_RELEASE);
+			} else if (ret == -EEXIST && f == BPF_NOEXIST && m->present) {
+			} else if (ret == -ENOENT && f == BPF_EXIST && (!m->present || lru)) {
+				if (m->present) {	/* LRU: it was evicted */
+					m->present = false;
+					__atomic_sub_fetch(&present_total, 1, __ATOMIC_RELAXED);
+				}
+			} else if (!m->present && !lru && full_error(ret) && near_full()) {
+			} else if (!fault_errno(ret)) {
+				ksim_stress_fail(t, __FILE__, __LINE__,
+						 "%s update key %u flags %" PRIu64 " (present %d, %ld keys of %u): returned %d",
+						 prog ? "program" : "syscall", k, f, m->present,
+						 __atomic_load_n(&present_total, __ATOMIC_RELAXED), max_entries, ret);
+			}
+		} else if (op < 80) {
+			bool and_lookup = op >= 70 && has_lookup_and_delete;
+			u64 want[VWORDS];
+
+			if (and_lookup) {
+				ret = ksim_bpf_map_lookup_and_delete(map, keys[k].b, keys[k].len, val, 0);
+				what = "lookup_and_delete";
+			} else if (prog) {
+				rcu_read_lock();
+				ret = ksim_bpf_prog_delete(map, keys[k].b, keys[k].len);
+				rcu_read_unlock();
+				what = "program delete";
+			} else {
+				ret = ksim_bpf_map_delete(map, keys[k].b, keys[k].len);
+				what = "delete";
+			}
+			if (ret == 0 && (m->present)) {
+				if (and_lookup) {
+					fill(want, k, m->ver);
+					KSIM_STRESS_CHECK(t, !memcmp(val, want, sizeof(val)),
+							  "lookup_and_delete of key %u: value is not version %" PRIu64,
+							  k, m->ver);
+				}
+				m->present = false;
+				__atomic_sub_fetch(&present_total, 1, __ATOMIC_RELAXED);
+			} else if (ret == -ENOENT && (!m->present || lru)) {
+				if (m->present) {
+					m->present = false;
+					__atomic_sub_fetch(&present_total, 1, __ATOMIC_RELAXED);
+				}
+			} else if (!fault_errno(ret)) {
+				ksim_stress_fail(t, __FILE__, __LINE__, "%s of key %u (present %d) returned %d",
+						 what, k, m->present, ret);
+			}
+		} else {
+			what = "lookup";
+		}
+		check_key(t, k, what);
+		__atomic_store_n(&s->present, m->present, __ATOMIC_RELEASE);
+		if (op >= 45 && op < 80)
+			__atomic_store_n(&s->del_done, s->del_done + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->op_done, s->op_done + 1, __ATOMIC_RELEASE);
+		ksim_stress_op(t);
+	}
+}
+
+/* ---- readers ---- */
+
+static void check_value(struct ksim_stress_thread *t, u32 k, u32 addr, const u64 *val,
+			u64 ver_done0, u64 op_done0)
+{
+	const struct kstate *s = &kst[k];
+	u64 ver_started1 = __atomic_load_n(&s->ver_started, __ATOMIC_ACQUIRE);
+	u64 op_started1 = __atomic_load_n(&s->op_started, __ATOMIC_ACQUIRE);
+	u32 k0 = 0, wk;
+	u64 v0 = 0, wv;
+	bool untorn = true;
+
+	for (u32 i = 0; i < VWORDS; i++) {
+		if (!dec(val[i], i, &wk, &wv)) {
+			ksim_stress_fail(t, __FILE__, __LINE__,
+					 "lookup of key %u: word %u of the value is %#" PRIx64
+					 ", never a word of any value of this map", k, i, val[i]);
+			return;
+		}
+		if (wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
+			ksim_stress_fail(t, __FILE__, __LINE__,
+					 "lookup of key %u: word %u is key %u version %" PRIu64 ", never written",
+					 k, i, wk, wv);
+			return;
+		}
+		if (!i) {
+			k0 = wk;
+			v0 = wv;
+		} else if (wk != k0 || wv != v0) {
+			untorn = false;
+		}
+	}
+	if (is(KSIM_BPF_KIND_LPM)) {
+		KSIM_STRESS_CHECK(t, untorn && lpm_covers(&keys[k0], addr) &&
+				  (k0 != k || (v0 >= ver_done0 && v0 <= ver_started1)),
+				  "LPM lookup of %#x (key %u) found %s key %u (prefix /%u) version %" PRIu64
+				  " (key %u versions %" PRIu64 "..%" PRIu64 " during the section)",
+				  addr, k, untorn ? "" : "a TORN value starting with", k0, lpm_plen(&keys[k0]),
+				  v0, k, ver_done0, ver_started1);
+		return;
+	}
+	if (untorn && k0 == k && v0 >= ver_done0 && v0 <= ver_started1)
+		return;
+	if (is_trie()) {
+		ksim_stress_fail(t, __FILE__, __LINE__,
+				 "lookup of key %u found %s key %u version %" PRIu64
+				 " (its versions during the section: %" PRIu64 "..%" PRIu64 ")",
+				 k, untorn ? "" : "a TORN value starting with", k0, v0, ver_done0, ver_started1);
+		return;
+	}
+	if (untorn && k0 == k) {
+		ksim_stress_fail(t, __FILE__, __LINE__,
+				 "lookup of key %u found its version %" PRIu64 " outside %" PRIu64 "..%" PRIu64,
+				 k, v0, ver_done0, ver_started1);
+		return;
+	}
+	/* kernel hash map: the element was reused (immediate reuse, allowed) */
+	if (!is(KSIM_BPF_KIND_LRU))
+		KSIM_STRESS_CHECK(t, op_started1 > op_done0,
+				  "lookup of key %u: the element now holds %s key %u version %" PRIu64
+				  ", yet no operation on key %u was in flight or started during the section",
+				  k, untorn ? "" : "a torn value of", k0, v0, k);
+	__atomic_add_fetch(&reused_seen, 1, __ATOMIC_RELAXED);
+}
+
+static void reader_lookup(struct ksim_stress_thread *t)
+{
+	u32 k = ksim_rng_below(&t->rng, NKEYS), addr = 0;
+	struct skey lk = keys[k];
+	const struct kstate *s = &kst[k];
+	u64 val[VWORDS], ver_done0, op_done0, del_done0, present0;
+	u64 *p;
+
+	if (is(KSIM_BPF_KIND_LPM)) {
+		/* a full-length address inside key k's prefix */
+		u32 plen = lpm_plen(&keys[k]);
+
+		addr = lpm_data(&keys[k]);
+		if (plen < 32)
+			addr |= (u32)ksim_rng_next(&t->rng) & (~0U >> plen);
+		lpm_make(&lk, 32, addr);
+	}
+	rcu_read_lock();
+	ver_done0 = __atomic_load_n(&s->ver_done, __ATOMIC_ACQUIRE);
+	op_done0 = __atomic_load_n(&s->op_done, __ATOMIC_ACQUIRE);
+	del_done0 = __atomic_load_n(&s->del_done, __ATOMIC_ACQUIRE);
+	present0 = __atomic_load_n(&s->present, __ATOMIC_ACQUIRE);
+	p = ksim_bpf_map_lookup_ptr(map, lk.b, lk.len);
+	if (p) {
+		if (is_trie())
+			ksim_bpf_stress_read_value(p, val);
+		else
+			ksim_bpf_stress_read_reused_value(p, val, VWORDS);
+	}
+	rcu_read_unlock();
+	/*
+	 * Present when the section began and no delete started since: the
+	 * lookup must find it (tries: a replace is one rcu_assign_pointer;
+	 * LPM: the match is at least as long as the key).  LRU maps may
+	 * evict it any time.  Kernel hash maps can miss it while it is being
+	 * replaced, by design: the new element goes in at the bucket's head,
+	 * but a reader already past the head whose next step was the old
+	 * element skips it when it is unlinked (and with immediate reuse can
+	 * also follow a reused element's stale ->next).  So for them: no
+	 * operation at all on the key during the section, then it must be
+	 * found (other keys' updates and deletes must never hide it).
+	 */
+	if (present0 && !p && !is_trie() &&
+	    __atomic_load_n(&s->op_started, __ATOMIC_ACQUIRE) > op_done0)
+		present0 = false;	/* allowed miss, see above */
+	if (present0 && !is(KSIM_BPF_KIND_LRU) &&
+	    __atomic_load_n(&s->del_started, __ATOMIC_ACQUIRE) == del_done0) {
+		KSIM_STRESS_CHECK(t, p, "key %u was present during the whole section, lookup found nothing "
+				  "(ops on it: %" PRIu64 " started, %" PRIu64 " done at start)",
+				  k, __atomic_load_n(&s->op_started, __ATOMIC_RELAXED), op_done0);
+		/* LPM: the longest match is k or a longer prefix */
+		if (p && is(KSIM_BPF_KIND_LPM)) {
+			u32 gk;
+			u64 gv;
+
+			KSIM_STRESS_CHECK(t, !dec(val[0], 0, &gk, &gv) ||
+					  lpm_plen(&keys[gk]) >= lpm_plen(&keys[k]),
+					  "LPM key %u (/%u) present during the section, lookup found shorter key %u (/%u)",
+					  k, lpm_plen(&keys[k]), gk, lpm_plen(&keys[gk]));
+		}
+		ksim_stress_checks(t, 1);
+	}
+	if (p) {
+		check_value(t, k, addr, val, ver_done0, op_done0);
+		ksim_stress_checks(t, 1);
+	}
+}
+
+static void reader_walk(struct ksim_stress_thread *t)
+{
+	u32 steps = 1 + ksim_rng_below(&t->rng, WALK_MAX), len = 0;
+	struct skey cur = { .len = 0 }, next;
+	bool from_start = ksim_rng_below(&t->rng, 4) == 0;
+	int ret, j;
+
+	if (!from_start) {
+		cur = keys[ksim_rng_below(&t->rng, NKEYS)];
+		len = cur.len;
+	}
+	for (u32 i = 0; i < steps; i++) {
+		u32 nlen = is(KSIM_BPF_KIND_DYNPTR) ? map->map_extra : map->key_size;
+
+		ret = ksim_bpf_map_get_next_key(map, len ? cur.b : NULL, len, next.b, &nlen);
+		if (ret == -ENOENT || fault_errno(ret))	/* LPM allocates its walk stack */
+			return;
+		KSIM_STRESS_CHECK(t, ret == 0, "get_next_key returned %d", ret);
+		if (ret)
+			return;
+		next.len = nlen;
+		j = find_key(next.b, nlen);
+		KSIM_STRESS_CHECK(t, j >= 0, "get_next_key returned a key (%u bytes) that was never inserted",
+				  nlen);
+		if (j >= 0 && is(KSIM_BPF_KIND_DYNPTR) && len)
+			KSIM_STRESS_CHECK(t, key_cmp(&next, &cur) > 0,
+					  "qp-trie get_next_key went backwards (key %d after a larger key)", j);
+		ksim_stress_checks(t, 1);
+		if (j < 0)
+			return;
+		cur = next;
+		len = nlen;
+	}
+}
+
+static void reader(struct ksim_stress_thread *t)
+{
+	ksim_set_cpu(nr_writers + t->index);
+	while (ksim_stress_running()) {
+		if (ksim_rng_below(&t->rng, 4))
+			reader_lookup(t);
+		else
+			reader_walk(t);
+		ksim_stress_op(t);
+	}
+}
+
+/* ---- setup, final check ---- */
+
+static void setup(void)
+{
+	struct ksim_bpf_map_attr a = { .value_size = VWORDS * 8 };
+	const char *mut = getenv("KSIM_QP_TRIE_REF_MUTANT");
+	int err;
+
+	V = ksim_bpf_variant_find(BPF_STRESS_VARIANT);
+	if (!V) {
+		fprintf(stderr, "bpf_stress: map variant %s is not built in\n", BPF_STRESS_VARIANT);
+		exit(2);
+	}
+	nr_writers = ksim_stress_threads(1);
+	if (nr_writers < 1 || nr_writers > MAX_WRITERS) {
+		fprintf(stderr, "bpf_stress: 1..%d writers (one per simulated CPU)\n", MAX_WRITERS);
+		exit(2);
+	}
+	if (mut && *mut) {
+		if (strcmp(mut, "no-rcu")) {
+			fprintf(stderr, "bpf_stress: KSIM_QP_TRIE_REF_MUTANT=%s: only no-rcu exists\n", mut);
+			exit(2);
+		}
+		ksim_qp_trie_ref_mutant_no_rcu = true;
+		fprintf(stderr, "# bpf_stress: TEST-ONLY MUTANT: qp_trie_ref frees without RCU\n");
+	}
+	/*
+	 * The kernel hash map reuses elements at once by design: checking mode
+	 * would report that design (a program reading a freed element), so
+	 * hash maps always run faithful.  The tries honour KSIM_BPF_MEM.
+	 */
+	if (!is_trie())
+		ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
+	make_keys();
+	max_entries = is(KSIM_BPF_KIND_LRU) ? NKEYS / 2 : NKEYS * 3 / 4;
+	a.max_entries = max_entries;
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		a.key_size = sizeof(struct bpf_dynptr);
+		a.map_extra = QP_MAXLEN;
+	} else {
+		a.key_size = 8;
+	}
+	map = ksim_bpf_map_create(V, &a, &err);
+	if (!map) {
+		fprintf(stderr, "bpf_stress: creating %s failed: %d\n", V->name, err);
+		exit(2);
+	}
+	has_lookup_and_delete = map->ops->map_lookup_and_delete_elem != NULL;
+}
+
+static void teardown(void)
+{
+	static bool seen[NKEYS];
+	u32 nr = 0, want = 0, len = 0, nlen;
+	struct skey cur, next;
+	int ret, j;
+
+	ksim_set_cpu(0);
+	for (;;) {
+		nlen = is(KSIM_BPF_KIND_DYNPTR) ? map->map_extra : map->key_size;
+		ret = ksim_bpf_map_get_next_key(map, len ? cur.b : NULL, len, next.b, &nlen);
+		if (ret)
+			break;
+		j = find_key(next.b, nlen);
+		if (j < 0 || seen[j] || nr > NKEYS) {
+			ksim_stress_fail(NULL, __FILE__, __LINE__,
+					 "final walk: key %d %s", j, j < 0 ? "unknown" : "seen twice");
+			break;
+		}
+		seen[j] = true;
+		nr++;
+		next.len = nlen;
+		cur = next;
+		len = nlen;
+	}
+	if (ret != -ENOENT)
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk ended with %d", ret);
+	for (u32 k = 0; k < NKEYS; k++) {
+		if (model[k].present && !seen[k] && is(KSIM_BPF_KIND_LRU))
+			model[k].present = false;	/* evicted */
+		want += model[k].present;
+		if (seen[k] != model[k].present)
+			ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: key %u %s", k,
+					 seen[k] ? "present but deleted" : "missing");
+		else if (seen[k])
+			check_key(NULL, k, "the run");
+	}
+	if (nr != want)
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: %u keys, models have %u", nr, want);
+	if (ksim_verbose > 1 || reused_seen)
+		fprintf(stderr, "# bpf %s: %u keys at the end; readers saw %lu reused elements (allowed)\n",
+			V->name, nr, reused_seen);
+	ksim_bpf_map_free(map);
+	ksim_set_cpu(-1);
+}
+
+static struct ksim_stress bpf_stress = {
+	.name = "bpf_" BPF_STRESS_VARIANT,
+	.what = "BPF map " BPF_STRESS_VARIANT ": readers look up values as BPF programs do (pointer under\n"
+		"rcu_read_lock) and walk with get_next_key; writers update/delete their own keys and\n"
+		"check every result against a model (see stress/bpf_stress.c for what is checked).",
+	.roles = {
+		{ .name = "reader", .nr = 2, .fn = reader },
+		{ .name = "writer", .nr = 2, .fn = writer },
+	},
+	.setup = setup,
+	.teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return ksim_stress_main(&bpf_stress, argc, argv);
+}

@@ -1,0 +1,25 @@
+# Extra short-tier tests for bpf_stress (included from stress/CMakeLists.txt).
+#
+# Our qp-trie in bpf_mem_alloc's checking mode (freed objects poisoned and
+# quarantined): a reader touching a node freed too early is an ASan report.
+add_test(NAME stress/bpf_qp_trie_ref-checking COMMAND bpf_qp_trie_ref_stress -d 3 -s 3)
+set_tests_properties(stress/bpf_qp_trie_ref-checking PROPERTIES ENVIRONMENT KSIM_BPF_MEM=checking)
+set(_bpf_tests stress/bpf_qp_trie_ref-checking)
+
+# The test-only mutant (our qp-trie frees without a grace period) must be
+# caught: by the readers' value check (faithful mode: the node is reused at
+# once for another key), by ASan (checking mode: use-after-poison) and by
+# TSan (the free races with the readers).
+set(_caught "FAILED check|ERROR: AddressSanitizer|WARNING: ThreadSanitizer")
+add_test(NAME stress/bpf_qp_trie_ref-mutant-no-rcu COMMAND bpf_qp_trie_ref_stress -d 3 -s 4)
+set_tests_properties(stress/bpf_qp_trie_ref-mutant-no-rcu PROPERTIES
+  ENVIRONMENT KSIM_QP_TRIE_REF_MUTANT=no-rcu PASS_REGULAR_EXPRESSION "${_caught}")
+list(APPEND _bpf_tests stress/bpf_qp_trie_ref-mutant-no-rcu)
+if(KSIM_SANITIZE MATCHES "address")
+  add_test(NAME stress/bpf_qp_trie_ref-mutant-no-rcu-checking COMMAND bpf_qp_trie_ref_stress -d 3 -s 5)
+  set_tests_properties(stress/bpf_qp_trie_ref-mutant-no-rcu-checking PROPERTIES
+    ENVIRONMENT "KSIM_QP_TRIE_REF_MUTANT=no-rcu;KSIM_BPF_MEM=checking"
+    PASS_REGULAR_EXPRESSION "ERROR: AddressSanitizer")
+  list(APPEND _bpf_tests stress/bpf_qp_trie_ref-mutant-no-rcu-checking)
+endif()
+set_tests_properties(${_bpf_tests} PROPERTIES LABELS stress-short TIMEOUT 120)
