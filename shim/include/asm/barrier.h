@@ -19,9 +19,13 @@
 #define smp_mb__after_atomic()	barrier()
 #define smp_mb__after_spinlock()	smp_mb()
 #define smp_store_mb(var, value)  do { WRITE_ONCE(var, value); smp_mb(); } while (0)
+/* The _Pragma: see READ_ONCE() in linux/compiler.h. */
 #define smp_load_acquire(p) ({						\
 	__unqual_scalar_typeof(*(p)) ___p1;				\
+	_Pragma("GCC diagnostic push")					\
+	_Pragma("GCC diagnostic ignored \"-Wincompatible-pointer-types\"") \
 	__atomic_load((p), &___p1, __ATOMIC_ACQUIRE);			\
+	_Pragma("GCC diagnostic pop")					\
 	___p1; })
 #define smp_store_release(p, v) do {					\
 	__unqual_scalar_typeof(*(p)) ___v1 = (v);			\

@@ -23,10 +23,18 @@
  * intentionally racy (as the kernel's LKMM says they are).
  */
 #define __READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+/*
+ * __unqual_scalar_typeof() cannot drop the const of a const-qualified
+ * pointer object (T *const), so GCC warns that __atomic_load() writes
+ * through a const pointer; it does not, __v is a local copy.
+ */
 #define READ_ONCE(x)							\
 	__builtin_choose_expr(sizeof(x) <= sizeof(long long),		\
 		({ __unqual_scalar_typeof(x) __v;			\
+		   _Pragma("GCC diagnostic push")			\
+		   _Pragma("GCC diagnostic ignored \"-Wincompatible-pointer-types\"") \
 		   __atomic_load(&(x), (__unqual_scalar_typeof(x) *)&__v, __ATOMIC_RELAXED); \
+		   _Pragma("GCC diagnostic pop")			\
 		   __v; }),						\
 		(x))
 #define WRITE_ONCE(x, val)						\
