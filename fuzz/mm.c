@@ -286,8 +286,8 @@ static void op_mmap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		vmf |= KSIM_VM_DONTCOPY;
 	if ((prot & 0x80) && !file && !(vmf & KSIM_VM_SHARED))
 		vmf |= KSIM_VM_WIPEONFORK;
-	if (!file)
-		pgoff = (vmf & KSIM_VM_SHARED) ? 0 : addr / PG;
+	if (!file)	/* do_mmap()'s rule; a direct insert (6.1) uses addr for any anonymous VMA */
+		pgoff = (vmf & KSIM_VM_SHARED) && vma_c ? 0 : addr / PG;
 	/* accountable_mapping(): private writable, not NORESERVE */
 	bool acct = (vmf & (KSIM_VM_NORESERVE | KSIM_VM_SHARED | KSIM_VM_WRITE)) == KSIM_VM_WRITE;
 

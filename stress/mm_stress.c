@@ -185,7 +185,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 
 		switch (ksim_rng_below(rng, 6)) {
 		case 0: file = o->files[ksim_rng_below(rng, 2)]; pgoff = ksim_rng_below(rng, 64); break;
-		case 1: f |= KSIM_VM_SHARED | KSIM_VM_MAYSHARE; pgoff = 0; break;
+		case 1: f |= KSIM_VM_SHARED | KSIM_VM_MAYSHARE; pgoff = vma_c ? 0 : pgoff; break;
 		case 2: f |= KSIM_VM_DONTCOPY; break;
 		case 3: f |= KSIM_VM_NORESERVE; break;
 		}
