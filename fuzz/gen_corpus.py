@@ -4,6 +4,8 @@
   gen_corpus.py TARGET --out DIR      write the seed inputs (the committed
                                       corpus is fuzz/corpus/TARGET, made by this)
   gen_corpus.py TARGET --dict FILE    write an AFL++ dictionary
+  gen_corpus.py mm --known DIR        write the inputs that hit known kernel
+                                      bugs (fuzz/known/mm is made by this)
 
 Each target's encoding is documented in its harness (fuzz/TARGET.c); the
 functions below speak it.  Deterministic: the same files every run.
@@ -132,7 +134,117 @@ def dict_maple():
     return toks
 
 
-TARGETS = {"maple": (gen_maple, dict_maple)}
+# ---- mm (fuzz/mm.c) ----
+
+MM_OPS = ["mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all"]
+MOP = {n: i for i, n in enumerate(MM_OPS)}
+R, W, X, SHARED, FILE, FILE_B, DONTCOPY, WIPE = 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80
+NORESERVE, NO_MAYWRITE, NO_MAYEXEC = 4, 8, 0x10   # flags byte bits (mmap)
+TOUCH_WRITE = 4                                   # flags byte bit (touch)
+
+
+def maddr(page, win=0):
+    """Page 0..1023 of window 0 (2 MiB below 1 GiB) or 1 (2 MiB below 512 GiB)."""
+    assert 0 <= page < 1024 and win in (0, 1)
+    return struct.pack("<H", (win << 15) | page)
+
+
+def mop(name, proc=0, flags=0, fault=NOFAULT, args=b""):
+    return bytes([MOP[name], (flags & ~3) | proc, fault]) + args
+
+
+def mmap(proc, prot, page, pages, pgoff=0, win=0, flags=0, fault=NOFAULT):
+    return mop("mmap", proc, flags, fault, bytes([prot]) + maddr(page, win) + bytes([pages - 1, pgoff]))
+
+
+def munmap(proc, page, pages, win=0, fault=NOFAULT):
+    return mop("munmap", proc, 0, fault, maddr(page, win) + bytes([pages - 1]))
+
+
+def mprotect(proc, prot, page, pages, win=0, fault=NOFAULT):
+    return mop("mprotect", proc, 0, fault, bytes([prot]) + maddr(page, win) + bytes([pages - 1]))
+
+
+def brk(proc, delta, fault=NOFAULT):
+    return mop("brk", proc, 0, fault, struct.pack("<b", delta))
+
+
+def touch(proc, page, count=1, stride=1, win=0, write=False, fault=NOFAULT):
+    return mop("touch", proc, TOUCH_WRITE if write else 0, fault,
+               maddr(page, win) + bytes([(count - 1) | (stride - 1) << 4]))
+
+
+def fork(proc, child, fault=NOFAULT):
+    return mop("fork", proc, child << 2, fault)
+
+
+def gen_mm():
+    seeds = {}
+    RW = R | W
+    shape = b"".join([
+        mmap(0, R | X | FILE, 0, 16), mmap(0, RW, 16, 64), mmap(0, RW | FILE | FILE_B, 80, 32, 4),
+        mmap(0, RW | SHARED, 200, 8), mmap(0, RW | SHARED | FILE, 220, 8, 9),
+        mmap(0, RW, 500, 40), mmap(0, RW, 1000, 100, win=1),
+        touch(0, 0, 16, write=False), touch(0, 16, 16, 4, write=True), touch(0, 80, 4, write=True),
+        touch(0, 200, 2, write=True), touch(0, 220, 3, write=True), touch(0, 505, 15, 2, write=True),
+        touch(0, 1010, 16, 5, win=1, write=True)])
+    for cfg in range(4):
+        c = bytes([cfg])
+        seeds[f"basic-{cfg}"] = c + shape + b"".join([
+            mprotect(0, R, 20, 10), mprotect(0, RW, 20, 10), munmap(0, 40, 3),
+            mmap(0, RW, 40, 3), touch(0, 41, write=True), mprotect(0, R, 10, 100),  # hole -> -ENOMEM
+            brk(0, 20), touch(0, 770, 4, 2, write=True), brk(0, -7), brk(0, 50), brk(0, -100),
+            mop("unmap_all", 0), touch(0, 0)])
+        seeds[f"fork-{cfg}"] = c + shape + b"".join([
+            mmap(0, RW | DONTCOPY, 300, 10), mmap(0, RW | WIPE, 320, 10),
+            touch(0, 300, 10, write=True), touch(0, 320, 10, write=True),
+            fork(0, 1), touch(1, 16, 16, 4, write=True), fork(1, 2), mprotect(2, R, 0, 255),
+            touch(2, 320, 10, write=True), mop("exit", 0), fork(2, 0), munmap(1, 10, 200),
+            mop("exit", 2), mop("new", 2), mmap(2, RW, 5, 5), fork(2, 3), mop("exit", 1)])
+        seeds[f"boundary-{cfg}"] = c + b"".join([
+            mmap(0, RW, 400, 255), mmap(0, RW, 600, 100), touch(0, 500, 16, 1, write=True),
+            touch(0, 511, 2, write=True), munmap(0, 505, 10), mprotect(0, R, 480, 100),
+            mmap(0, RW, 900, 255, win=1), touch(0, 1020, 16, 15, win=1, write=True),
+            fork(0, 1), munmap(1, 1000, 60, win=1), mprotect(1, R, 950, 200, win=1),
+            mmap(1, R | FILE, 1010, 30, 7, win=1), touch(1, 1011, 4, write=False, win=1)])
+        seeds[f"perm-{cfg}"] = c + b"".join([
+            mmap(0, R, 0, 10, flags=NO_MAYWRITE), mmap(0, R, 10, 10), mprotect(0, RW, 10, 10),
+            mprotect(0, RW, 0, 20), mprotect(0, RW, 5, 10), mprotect(0, R | X, 0, 20),
+            mmap(0, R, 30, 10, flags=NO_MAYEXEC), mprotect(0, X, 30, 5),
+            mmap(0, RW, 50, 10, flags=NORESERVE), mprotect(0, R, 50, 5), mprotect(0, RW, 50, 10),
+            mmap(0, R, 70, 10), mprotect(0, RW, 70, 10), mprotect(0, R, 70, 10), mprotect(0, RW, 72, 2),
+            brk(0, 10), mmap(0, R, 790, 4), brk(0, 30), brk(0, -5), brk(0, 5)])
+        # Allocation failures.  A failed MAP_FIXED mmap over VM_ACCOUNT pages hits the
+        # kernel's commit leak (fuzz/known/mm/mmap-fixed-abort-commit-leak): the mmaps
+        # here fail over read-only or shared mappings only.
+        for f, tag in ((0xe0, "1st"), (0xe3, "4th"), (0xf0, "1st-x3"), (0xf2, "3rd-x3")):
+            seeds[f"fault-{tag}-{cfg}"] = c + shape + b"".join([
+                fork(0, 1, fault=f), mop("new", 2, fault=f), touch(0, 600, 4, 5, write=True, fault=f),
+                mmap(0, RW, 600, 20, fault=f), mmap(0, R | FILE, 3, 5, fault=f),
+                mmap(0, R | SHARED, 202, 3, fault=f), munmap(0, 30, 5, fault=f),
+                munmap(0, 20, 200, fault=f), mprotect(0, R, 500, 30, fault=f),
+                mprotect(0, RW, 0, 10, fault=f), brk(0, 30, fault=f), brk(0, -10, fault=f),
+                fork(0, 3, fault=f), mop("unmap_all", 0, fault=f), mop("exit", 3)])
+    return seeds
+
+
+def known_mm():
+    """Inputs that hit kernel bugs (fuzz/known/mm/)."""
+    return {"mmap-fixed-abort-commit-leak": bytes([0]) + b"".join([
+        mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True),
+        mmap(0, R | W, 5, 10, fault=0xf3)])}
+
+
+def dict_mm():
+    toks = {f"op_{n}": bytes([i]) for i, n in enumerate(MM_OPS)}
+    toks.update({"fault_once": b"\xe0", "fault_thrice": b"\xf0", "addr_win1": b"\x00\x80",
+                 "addr_2m": b"\x00\x02", "prot_rw": b"\x03", "prot_shared": b"\x0b",
+                 "prot_file": b"\x13", "prot_dontcopy": b"\x43", "prot_wipe": b"\x83"})
+    return toks
+
+
+TARGETS = {"maple": (gen_maple, dict_maple), "mm": (gen_mm, dict_mm)}
+KNOWN = {"mm": known_mm}
 
 
 def main():
@@ -140,12 +252,13 @@ def main():
     ap.add_argument("target")
     ap.add_argument("--out", help="directory for the seed inputs")
     ap.add_argument("--dict", help="AFL++ dictionary file to write")
+    ap.add_argument("--known", help="directory for the known kernel-bug inputs (targets that have them)")
     a = ap.parse_args()
     if a.target not in TARGETS:
         print(f"gen_corpus: unknown target '{a.target}' (known: {', '.join(TARGETS)})",
               file=sys.stderr)
         return 2
-    if not a.out and not a.dict:
+    if not a.out and not a.dict and not a.known:
         print("gen_corpus: nothing to do: give --out DIR and/or --dict FILE", file=sys.stderr)
         return 2
     gen, dic = TARGETS[a.target]
@@ -156,6 +269,11 @@ def main():
             with open(os.path.join(a.out, name), "wb") as f:
                 f.write(data)
         print(f"gen_corpus: {len(seeds)} {a.target} seeds in {a.out}")
+    if a.known and a.target in KNOWN:
+        os.makedirs(a.known, exist_ok=True)
+        for name, data in sorted(KNOWN[a.target]().items()):
+            with open(os.path.join(a.known, name), "wb") as f:
+                f.write(data)
     if a.dict:
         with open(a.dict, "w") as f:
             for name, tok in dic().items():

@@ -18,13 +18,20 @@
 #if KSIM_KVER_CODE >= 0x060c00
 #include <mm/vma.h>
 #endif
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 bool ksim_mm_checks_off;
 static LIST_HEAD(ksim_mms);
 static int ksim_mm_next_id;
-static struct task_struct ksim_task_struct = { .comm = "ksim-mm" };
+/*
+ * Global simulator state is shared by the stress program's threads: the mm
+ * list under this mutex, the fake pfn counter atomic, and one task_struct
+ * per thread (current->mm is the mm a thread operates on).
+ */
+static pthread_mutex_t ksim_mms_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread struct task_struct ksim_task_struct = { .comm = "ksim-mm" };
 static unsigned long ksim_next_pfn = 0x1000;
 
 int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
@@ -75,8 +82,10 @@ struct mm_struct *ksim_mm_new(void)
 		free(mm);
 		return NULL;
 	}
+	pthread_mutex_lock(&ksim_mms_lock);
 	mm->ksim_id = ++ksim_mm_next_id;
 	list_add_tail(&mm->ksim_mms, &ksim_mms);
+	pthread_mutex_unlock(&ksim_mms_lock);
 	return mm;
 }
 
@@ -106,7 +115,9 @@ void ksim_mm_exit(struct mm_struct *mm)
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
 			     "mm %d: %lu page-table pages leaked (still registered to it)",
 			     mm->ksim_id, ksim_pt_live_mm(mm));
+	pthread_mutex_lock(&ksim_mms_lock);
 	list_del(&mm->ksim_mms);
+	pthread_mutex_unlock(&ksim_mms_lock);
 	ksim_set_current(NULL);
 	free(mm);
 }
@@ -224,7 +235,7 @@ int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 			break;
 		tmp = vma_iter_end(&vmi);
 		nstart = tmp;
-		prev = vma;
+		/* mprotect_fixup() set prev; vma may have been merged away and freed */
 	}
 	tlb_finish_mmu(&tlb);
 	if (!error && tmp < end)
@@ -370,13 +381,14 @@ int ksim_touch(struct mm_struct *mm, unsigned long addr, bool write)
 	if (!pte) {
 		ret = -ENOMEM;
 	} else if (pte_none(*pte)) {
-		pte->pte = (ksim_next_pfn++ << PAGE_SHIFT) | _PAGE_PRESENT | _PAGE_USER |
+		pte->pte = (__atomic_fetch_add(&ksim_next_pfn, 1, __ATOMIC_RELAXED) << PAGE_SHIFT) | _PAGE_PRESENT | _PAGE_USER |
 			   ((write || (vma->vm_flags & VM_SHARED)) && (vma->vm_flags & VM_WRITE) ? _PAGE_RW : 0);
 		mm->ksim_rss++;
 	} else if (write && !pte_write(*pte)) {
 		/* COW break (private) or write-enable (shared): a new page for private */
 		if (!(vma->vm_flags & VM_SHARED))
-			pte->pte = (ksim_next_pfn++ << PAGE_SHIFT) | (pte->pte & ~PAGE_MASK);
+			pte->pte = (__atomic_fetch_add(&ksim_next_pfn, 1, __ATOMIC_RELAXED) << PAGE_SHIFT) |
+				   (pte->pte & ~PAGE_MASK);
 		pte->pte |= _PAGE_RW;
 	}
 	spin_unlock(&mm->page_table_lock);

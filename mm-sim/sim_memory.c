@@ -7,6 +7,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,12 @@ unsigned long stack_guard_gap = 256UL << PAGE_SHIFT;	/* mm/mmap.c's default */
 __thread struct task_struct *ksim_current;
 
 /*
- * The registry of live page-table pages: open hashing on the page address.
- * Single-threaded, like the simulator that drives it.
+ * The registry of live page-table pages: open hashing on the page address,
+ * under one mutex (the stress program's threads allocate tables for
+ * different mms at once).  The file list has its own.
  */
+static pthread_mutex_t ksim_pt_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ksim_files_lock = PTHREAD_MUTEX_INITIALIZER;
 struct ksim_pt_entry {
 	struct ksim_pt_entry *next;
 	void *table;
@@ -51,9 +55,11 @@ void *ksim_pt_alloc(struct mm_struct *mm, enum ksim_pt_level level,
 	e->table = table;
 	e->mm = mm;
 	e->level = level;
+	pthread_mutex_lock(&ksim_pt_lock);
 	e->next = ksim_pt_hash[ksim_pt_bucket(table)];
 	ksim_pt_hash[ksim_pt_bucket(table)] = e;
 	ksim_pt_nr_live++;
+	pthread_mutex_unlock(&ksim_pt_lock);
 	return table;
 }
 
@@ -61,10 +67,12 @@ void ksim_pt_free(void *table, enum ksim_pt_level level, const char *file, int l
 {
 	struct ksim_pt_entry **pp, *e;
 
+	pthread_mutex_lock(&ksim_pt_lock);
 	for (pp = &ksim_pt_hash[ksim_pt_bucket(table)]; (e = *pp); pp = &e->next)
 		if (e->table == table)
 			break;
 	if (!e) {
+		pthread_mutex_unlock(&ksim_pt_lock);
 		ksim_problem(KSIM_P_TEST, file, line,
 			     "page-table page %p (%s) freed but not live: double free or never allocated",
 			     table, ksim_pt_level_names[level]);
@@ -74,17 +82,20 @@ void ksim_pt_free(void *table, enum ksim_pt_level level, const char *file, int l
 		ksim_problem(KSIM_P_TEST, file, line, "page-table page %p allocated as %s, freed as %s",
 			     table, ksim_pt_level_names[e->level], ksim_pt_level_names[level]);
 	*pp = e->next;
+	ksim_pt_nr_live--;
+	pthread_mutex_unlock(&ksim_pt_lock);
 	free(e);
 	/* Poison, so a stale walk reads garbage entries rather than old ones. */
 	memset(table, 0x6b, PAGE_SIZE);
 	free(table);
-	ksim_pt_nr_live--;
 }
 
 bool ksim_pt_lookup(const void *table, struct mm_struct **mm, enum ksim_pt_level *level)
 {
 	struct ksim_pt_entry *e;
+	bool found = false;
 
+	pthread_mutex_lock(&ksim_pt_lock);
 	for (e = ksim_pt_hash[ksim_pt_bucket(table)]; e; e = e->next) {
 		if (e->table != table)
 			continue;
@@ -92,14 +103,21 @@ bool ksim_pt_lookup(const void *table, struct mm_struct **mm, enum ksim_pt_level
 			*mm = e->mm;
 		if (level)
 			*level = e->level;
-		return true;
+		found = true;
+		break;
 	}
-	return false;
+	pthread_mutex_unlock(&ksim_pt_lock);
+	return found;
 }
 
 unsigned long ksim_pt_live(void)
 {
-	return ksim_pt_nr_live;
+	unsigned long n;
+
+	pthread_mutex_lock(&ksim_pt_lock);
+	n = ksim_pt_nr_live;
+	pthread_mutex_unlock(&ksim_pt_lock);
+	return n;
 }
 
 unsigned long ksim_pt_live_mm(const struct mm_struct *mm)
@@ -107,9 +125,11 @@ unsigned long ksim_pt_live_mm(const struct mm_struct *mm)
 	unsigned long i, n = 0;
 	struct ksim_pt_entry *e;
 
+	pthread_mutex_lock(&ksim_pt_lock);
 	for (i = 0; i < ARRAY_SIZE(ksim_pt_hash); i++)
 		for (e = ksim_pt_hash[i]; e; e = e->next)
 			n += e->mm == mm;
+	pthread_mutex_unlock(&ksim_pt_lock);
 	return n;
 }
 
@@ -244,7 +264,9 @@ struct file *ksim_file_open(const char *name)
 	init_rwsem(&f->ksim_mapping.i_mmap_rwsem);
 	f->ksim_name = name;
 	f->ksim_opened = true;
+	pthread_mutex_lock(&ksim_files_lock);
 	list_add_tail(&f->ksim_files, &ksim_files);
+	pthread_mutex_unlock(&ksim_files_lock);
 	return f;
 }
 
@@ -252,7 +274,9 @@ void fput(struct file *f)
 {
 	if (atomic_long_dec_and_test(&f->f_count)) {
 		WARN_ON(!RB_EMPTY_ROOT(&f->f_mapping->i_mmap.rb_root));
+		pthread_mutex_lock(&ksim_files_lock);
 		list_del(&f->ksim_files);
+		pthread_mutex_unlock(&ksim_files_lock);
 		free(f);
 	}
 }

@@ -618,6 +618,7 @@ static inline void put_anon_vma(struct anon_vma *anon_vma)
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
 void vm_area_free(struct vm_area_struct *vma);
+void __vm_area_free(struct vm_area_struct *vma);	/* include/linux/mm.h; mm/vma.c calls it (clang: no implicit declarations) */
 void vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages);
 bool may_expand_vm(struct mm_struct *mm, vm_flags_t flags, unsigned long npages);
 void exit_mmap(struct mm_struct *mm);

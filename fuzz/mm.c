@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target `mm`: simulated processes (mm-sim: mm/vma.c, dup_mmap(),
+ * exit_mmap(), mmap_region(), mprotect_fixup(), do_brk_flags(), rmap,
+ * page-table teardown, all unmodified) against a per-page reference model.
+ *
+ * Input: byte 0 configures (bits 0-1: processes created at the start, 1-4);
+ * then each op is [opcode][flags][fault][args...]:
+ *
+ *   mmap      prot:u8 addr:u16 len:u8 pgoff:u8
+ *             prot bit 0 R, 1 W, 2 X, 3 MAP_SHARED, 4 file-backed, 5 which
+ *             file, 6 VM_DONTCOPY, 7 VM_WIPEONFORK (private anonymous only,
+ *             as madvise allows); flags bit 2 VM_NORESERVE, 3 no VM_MAYWRITE,
+ *             4 no VM_MAYEXEC.  Private writable without NORESERVE gets
+ *             VM_ACCOUNT from the kernel (accountable_mapping()).
+ *   munmap    addr:u16 len:u8
+ *   mprotect  prot:u8 addr:u16 len:u8
+ *   brk       delta:s8 (pages)
+ *   touch     addr:u16 n:u8 (count (n & 15) + 1, stride (n >> 4) + 1 pages;
+ *             flags bit 2: write)
+ *   fork      (flags bits 2-3: child slot)
+ *   exit, new, unmap_all
+ *
+ * flags bits 0-1 pick the process (4 slots).  addr bit 15 picks one of two
+ * windows of 1,280 pages: 2 MiB below the 1 GiB boundary (a pud boundary)
+ * and 2 MiB below 512 GiB (a pgd boundary); bits 0-9 the page.  len is
+ * (byte + 1) pages.  The heap (brk) starts at page 768 of window 0.
+ *
+ * Oracles, after every op:
+ *   - the return value equals the model's (-ENOMEM or the ->mmap hook's
+ *     error only when an allocation was failed on purpose);
+ *   - every live process's mappings equal the model page by page: mapped
+ *     or not, vm_flags (access, MAY*, shared, DONTCOPY, WIPEONFORK,
+ *     ACCOUNT, NORESERVE), file and file offset.  The kernel merges and
+ *     splits VMAs as it likes; pages are what it promises;
+ *   - ksim_mm_check() on every live process and ksim_mm_check_global()
+ *     (tree, counters, anon_vma, i_mmap, commit accounting, page tables);
+ *   - a failed op leaves the process as it was: fork and 6.1's direct
+ *     insert by snapshot (VMAs, anon_vmas, ptes, counters); munmap, brk by
+ *     page and counters (a failed munmap may leave its VMA splits, as the
+ *     kernel does); mprotect changed a prefix of the range (it stops at the
+ *     VMA it failed on, like the kernel); a failed MAP_FIXED mmap leaves
+ *     the range as it was or unmapped (vms_abort_munmap_vmas() leaves a
+ *     hole once the old ptes are gone);
+ *   - at the end: every process exits, nothing is left (mms, page tables,
+ *     files, commit charge), and the framework's slab leak check.
+ *
+ * A tree without mm/vma.c (6.1) has no mmap_region/munmap/mprotect/brk in
+ * mm-sim: mmap becomes a direct insert (-EEXIST over a mapping) and the
+ * others are skipped; fork, exit and touch run as on 6.12.
+ */
+#include <mm_sim/sim.h>
+#include <mm_sim/query.h>
+#include <ksim/fuzz.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPS		256
+#define NPROC		4
+#define NWIN		2
+#define WIN_PAGES	1280
+#define NPAGES		(NWIN * WIN_PAGES)
+#define PG		KSIM_PAGE_SIZE
+#define BRK_START_PAGE	768
+#define MAX_VMAS	(NPAGES + 8)
+
+static const unsigned long win_base[NWIN] = { 0x3fe00000UL, 0x7fffe00000UL };
+
+#define VM_RWX		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)
+#define VM_MAY		(KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
+#define CMP_MASK	(VM_RWX | VM_MAY | KSIM_VM_SHARED | KSIM_VM_MAYSHARE | KSIM_VM_DONTCOPY | \
+			 KSIM_VM_ACCOUNT | KSIM_VM_NORESERVE | KSIM_VM_WIPEONFORK)
+#define BRK_FLAGS	(KSIM_VM_READ | KSIM_VM_WRITE | VM_MAY | KSIM_VM_ACCOUNT)
+
+enum {
+	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_BRK, OP_TOUCH, OP_FORK, OP_EXIT, OP_NEW,
+	OP_UNMAP_ALL, OP_NR,
+};
+
+static const char *const op_names[OP_NR] = {
+	"mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all",
+};
+
+/* One page of the model: flags == 0 means unmapped (mapped pages have VM_MAYREAD). */
+struct mpage {
+	unsigned long flags, pgoff;
+	const void *file;
+	bool anon_vma;		/* kernel view only (read_kernel), never compared */
+};
+
+struct proc {
+	struct mm_struct *mm;
+	unsigned long brk;		/* page-aligned; start_brk is fixed */
+	struct mpage pg[NPAGES];
+};
+
+static struct proc procs[NPROC];
+static struct file *files[2];
+static struct mpage before[NPAGES], kpages[NPAGES];
+static struct ksim_vma_info vmas[MAX_VMAS];
+static bool vma_c;
+
+static unsigned long start_brk(void)
+{
+	return win_base[0] + BRK_START_PAGE * PG;
+}
+
+/* Model page index of an address, -1 outside the windows. */
+static long page_index(unsigned long addr)
+{
+	for (int w = 0; w < NWIN; w++)
+		if (addr >= win_base[w] && addr < win_base[w] + WIN_PAGES * PG)
+			return w * WIN_PAGES + (long)((addr - win_base[w]) / PG);
+	return -1;
+}
+
+static unsigned long page_addr(long i)
+{
+	return win_base[i / WIN_PAGES] + (unsigned long)(i % WIN_PAGES) * PG;
+}
+
+/* ---- decoding ---- */
+
+/* Argument bytes per op: skipped ops consume theirs, so the layout is fixed. */
+static const int op_args[OP_NR] = { 5, 3, 4, 1, 3, 0, 0, 0, 0 };
+static size_t fault_pos;
+static unsigned long last_failures;
+
+/* Arm the fault engine from the op's fault byte (it precedes the args). */
+static bool arm(struct ksim_fuzz_in *in)
+{
+	size_t save = in->pos;
+	bool r;
+
+	in->pos = fault_pos;
+	last_failures = 0;
+	r = ksim_fuzz_fault_arm(in);
+	in->pos = save;
+	return r;
+}
+
+static unsigned long dec_addr(struct ksim_fuzz_in *in)
+{
+	uint16_t v = ksim_fuzz_u16(in);
+
+	return win_base[v >> 15] + (unsigned long)(v & 1023) * PG;
+}
+
+static unsigned long dec_len(struct ksim_fuzz_in *in)
+{
+	return ((unsigned long)ksim_fuzz_u8(in) + 1) * PG;
+}
+
+/* ---- the kernel's view, page by page ---- */
+
+static void read_kernel(struct proc *p, struct mpage *out)
+{
+	int n = ksim_mm_vmas(p->mm, vmas, MAX_VMAS);
+
+	KSIM_FUZZ_CHECK(n <= MAX_VMAS, "%d VMAs", n);
+	memset(out, 0, sizeof(*out) * NPAGES);
+	for (int v = 0; v < n; v++) {
+		for (unsigned long a = vmas[v].start; a < vmas[v].end; a += PG) {
+			long i = page_index(a);
+
+			KSIM_FUZZ_CHECK(i >= 0, "VMA [%#lx, %#lx) maps %#lx, outside everything mapped",
+					vmas[v].start, vmas[v].end, a);
+			out[i].flags = vmas[v].flags & CMP_MASK;
+			out[i].pgoff = vmas[v].pgoff + (a - vmas[v].start) / PG;
+			out[i].file = vmas[v].file;
+			out[i].anon_vma = vmas[v].anon_vma;
+		}
+	}
+}
+
+static bool page_eq(const struct mpage *a, const struct mpage *b)
+{
+	if (a->flags != b->flags)
+		return false;
+	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file);
+}
+
+static void compare(int slot, const char *what)
+{
+	struct proc *p = &procs[slot];
+
+	read_kernel(p, kpages);
+	for (long i = 0; i < NPAGES; i++)
+		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &p->pg[i]),
+				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p, "
+				"model flags %#lx pgoff %#lx file %p", what, slot, page_addr(i),
+				kpages[i].flags, kpages[i].pgoff, kpages[i].file,
+				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file);
+}
+
+static void check_all(const char *what)
+{
+	for (int s = 0; s < NPROC; s++) {
+		unsigned long bad;
+
+		if (!procs[s].mm)
+			continue;
+		bad = ksim_mm_check(procs[s].mm);
+		KSIM_FUZZ_CHECK(bad == 0, "%s: %lu invariant violations in process %d", what, bad, s);
+		compare(s, what);
+	}
+	KSIM_FUZZ_CHECK(ksim_mm_check_global() == 0, "%s: global invariants", what);
+	ksim_fuzz_check_problems(what);
+}
+
+/* ---- helpers ---- */
+
+static bool range_any_mapped(struct proc *p, unsigned long a, unsigned long end)
+{
+	for (; a < end; a += PG) {
+		long i = page_index(a);
+
+		if (i >= 0 && p->pg[i].flags)
+			return true;
+	}
+	return false;
+}
+
+static void set_range(struct proc *p, unsigned long a, unsigned long end, unsigned long flags,
+		      const void *file, unsigned long pgoff)
+{
+	for (; a < end; a += PG, pgoff++) {
+		long i = page_index(a);
+
+		if (i < 0)
+			continue;
+		p->pg[i] = flags ? (struct mpage){ flags & CMP_MASK, pgoff, file } : (struct mpage){ 0 };
+	}
+}
+
+/* End the op's fault window, remembering whether it failed anything. */
+static void disarm(void)
+{
+	last_failures = ksim_fuzz_fault_failures();
+	ksim_fuzz_fault_disarm();
+}
+
+/* An error is fine only when the input failed an allocation, and then only -ENOMEM. */
+static bool fault_error(long r)
+{
+	return r == -ENOMEM && (last_failures || ksim_fuzz_fault_failures());
+}
+
+static void same_info(const struct ksim_mm_info *a, const struct ksim_mm_info *b, const char *what)
+{
+	KSIM_FUZZ_CHECK(a->total_vm == b->total_vm && a->data_vm == b->data_vm &&
+			a->exec_vm == b->exec_vm && a->stack_vm == b->stack_vm && a->rss == b->rss,
+			"%s failed but changed the process: total_vm %lu -> %lu, rss %ld -> %ld",
+			what, a->total_vm, b->total_vm, a->rss, b->rss);
+}
+
+/* ---- ops ---- */
+
+static void op_mmap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
+{
+	uint8_t prot = ksim_fuzz_u8(in);
+	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len;
+	unsigned long pgoff = ksim_fuzz_u8(in);
+	unsigned long vmf = prot & VM_RWX;
+	struct file *file = (prot & 0x10) ? files[(prot >> 5) & 1] : NULL;
+	const void *fid = file;
+	bool armed;
+	long r;
+
+	vmf |= VM_MAY;
+	if (flags & 0x08)
+		vmf &= ~KSIM_VM_MAYWRITE;
+	if (flags & 0x10)
+		vmf &= ~KSIM_VM_MAYEXEC;
+	if (vmf & KSIM_VM_WRITE)
+		vmf |= KSIM_VM_MAYWRITE;	/* PROT_WRITE needs MAYWRITE, as do_mmap() ensures */
+	if (vmf & KSIM_VM_EXEC)
+		vmf |= KSIM_VM_MAYEXEC;
+	if (prot & 0x08)
+		vmf |= KSIM_VM_SHARED | KSIM_VM_MAYSHARE;
+	if (flags & 0x04)
+		vmf |= KSIM_VM_NORESERVE;
+	if (prot & 0x40)
+		vmf |= KSIM_VM_DONTCOPY;
+	if ((prot & 0x80) && !file && !(vmf & KSIM_VM_SHARED))
+		vmf |= KSIM_VM_WIPEONFORK;
+	if (!file)	/* do_mmap()'s rule; a direct insert (6.1) uses addr for any anonymous VMA */
+		pgoff = (vmf & KSIM_VM_SHARED) && vma_c ? 0 : addr / PG;
+	/* accountable_mapping(): private writable, not NORESERVE */
+	bool acct = (vmf & (KSIM_VM_NORESERVE | KSIM_VM_SHARED | KSIM_VM_WRITE)) == KSIM_VM_WRITE;
+
+	KSIM_FUZZ_TRACE("  mmap [%#lx, %#lx) flags %#lx %s pgoff %#lx\n", addr, end, vmf,
+			file ? (file == files[0] ? "file a" : "file b") : "anon", pgoff);
+	memcpy(before, p->pg, sizeof(before));
+	armed = arm(in);
+	if (vma_c) {
+		struct ksim_vma_info vi;
+
+		r = ksim_mmap(p->mm, addr, len, vmf, file, pgoff);
+		disarm();
+		KSIM_FUZZ_TRACE("    = %ld\n", r);
+		if (r) {
+			KSIM_FUZZ_CHECK(fault_error(r), "mmap [%#lx, %#lx) = %ld, model 0", addr, end, r);
+			/* unchanged, or the range left unmapped (vms_abort_munmap_vmas) */
+			read_kernel(p, kpages);
+			bool same = true, hole = true;
+
+			for (long i = 0; i < NPAGES; i++) {
+				unsigned long a = page_addr(i);
+
+				if (a >= addr && a < end) {
+					same &= page_eq(&kpages[i], &before[i]);
+					hole &= !kpages[i].flags;
+				} else {
+					KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
+							"failed mmap [%#lx, %#lx) changed page %#lx", addr, end, a);
+				}
+			}
+			KSIM_FUZZ_CHECK(same || hole, "failed mmap [%#lx, %#lx): range neither as before nor unmapped",
+					addr, end);
+			memcpy(p->pg, kpages, sizeof(kpages));
+			return;
+		}
+		if (vmf & KSIM_VM_SHARED && !file) {
+			/* shmem_zero_setup() gave the mapping a fresh file */
+			KSIM_FUZZ_CHECK(ksim_mm_find_vma(p->mm, addr, &vi) && vi.start <= addr,
+					"shared anonymous mmap at %#lx: no VMA", addr);
+			KSIM_FUZZ_CHECK(vi.file, "shared anonymous mmap at %#lx: no shmem file", addr);
+			for (int s = 0; s < NPROC; s++)
+				for (long i = 0; procs[s].mm && i < NPAGES; i++)
+					KSIM_FUZZ_CHECK(procs[s].pg[i].file != vi.file,
+							"a new shmem file is already mapped (process %d)", s);
+			fid = vi.file;
+		}
+		set_range(p, addr, end, vmf | (acct ? KSIM_VM_ACCOUNT : 0), fid, pgoff);
+	} else {
+		struct ksim_mm_snapshot *snap = armed ? ksim_mm_snapshot(p->mm) : NULL;
+		bool exists = range_any_mapped(p, addr, end);
+
+		if (acct)
+			vmf |= KSIM_VM_ACCOUNT;
+		r = ksim_map_direct(p->mm, addr, end, vmf, file, pgoff);
+		disarm();
+		KSIM_FUZZ_TRACE("    = %ld\n", r);
+		if (exists) {
+			KSIM_FUZZ_CHECK(r == -EEXIST, "direct insert over a mapping = %ld", r);
+		} else if (r) {
+			KSIM_FUZZ_CHECK(fault_error(r), "direct insert [%#lx, %#lx) = %ld", addr, end, r);
+			KSIM_FUZZ_CHECK(ksim_mm_snapshot_compare(snap, p->mm) == 0, "failed direct insert changed it");
+		} else {
+			set_range(p, addr, end, vmf, fid, pgoff);
+		}
+		if (snap)
+			ksim_mm_snapshot_free(snap);
+	}
+}
+
+static void op_munmap_range(struct ksim_fuzz_in *in, struct proc *p, unsigned long addr,
+			    unsigned long end)
+{
+	struct ksim_mm_info i0, i1;
+	int r;
+
+	KSIM_FUZZ_TRACE("  munmap [%#lx, %#lx)\n", addr, end);
+	ksim_mm_info(p->mm, &i0);
+	arm(in);
+	r = ksim_munmap(p->mm, addr, end - addr);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d\n", r);
+	if (r) {
+		KSIM_FUZZ_CHECK(fault_error(r), "munmap [%#lx, %#lx) = %d, model 0", addr, end, r);
+		ksim_mm_info(p->mm, &i1);
+		same_info(&i0, &i1, "munmap");
+		return;		/* the model stays; check_all() compares */
+	}
+	set_range(p, addr, end, 0, NULL, 0);
+}
+
+static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
+{
+	unsigned long access = ksim_fuzz_u8(in) & VM_RWX;
+	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a, stop = addr;
+	long expect = 0;
+	int r;
+
+	KSIM_FUZZ_TRACE("  mprotect [%#lx, %#lx) %#lx\n", addr, end, access);
+	memcpy(before, p->pg, sizeof(before));
+	read_kernel(p, kpages);		/* which VMAs have an anon_vma (below) */
+	/* do_mprotect_pkey(): VMA by VMA from @addr; stop at a hole or a VMA lacking VM_MAY* */
+	for (a = addr; a < end; a += PG) {
+		long i = page_index(a);
+		struct mpage *pg = &p->pg[i < 0 ? 0 : i];
+		unsigned long nf;
+
+		if (!pg->flags) {
+			expect = -ENOMEM;
+			break;
+		}
+		nf = access | (pg->flags & ~VM_RWX);
+		if ((nf & ~(nf >> 4)) & VM_RWX) {
+			expect = -EACCES;
+			break;
+		}
+		/* mprotect_fixup(): a private mapping made writable is charged once */
+		if ((nf & KSIM_VM_WRITE) && !(pg->flags & (KSIM_VM_ACCOUNT | KSIM_VM_WRITE |
+							   KSIM_VM_SHARED | KSIM_VM_NORESERVE)))
+			nf |= KSIM_VM_ACCOUNT;
+		/*
+		 * ... and one made read-only again is uncharged if it is
+		 * anonymous with no anon_vma yet (6.12; whether it has one
+		 * is the kernel's view: merges share anon_vmas)
+		 */
+		if (!(nf & KSIM_VM_WRITE) && (pg->flags & KSIM_VM_ACCOUNT) && !pg->file &&
+		    !kpages[i].anon_vma)
+			nf &= ~KSIM_VM_ACCOUNT;
+		pg->flags = nf;
+	}
+	stop = a;
+	arm(in);
+	r = ksim_mprotect(p->mm, addr, len, access);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
+	if (r == expect)
+		return;
+	KSIM_FUZZ_CHECK(fault_error(r), "mprotect [%#lx, %#lx) = %d, model %ld", addr, end, r, expect);
+	/* Failed part-way: [addr, b) changed as the model says, [b, end) as before. */
+	read_kernel(p, kpages);
+	for (a = addr; a < stop && page_eq(&kpages[page_index(a)], &p->pg[page_index(a)]); a += PG)
+		;
+	for (; a < end; a += PG)
+		KSIM_FUZZ_CHECK(page_eq(&kpages[page_index(a)], &before[page_index(a)]),
+				"failed mprotect [%#lx, %#lx): page %#lx neither new (before it) nor old",
+				addr, end, a);
+	memcpy(p->pg, kpages, sizeof(kpages));
+}
+
+static void op_brk(struct ksim_fuzz_in *in, struct proc *p)
+{
+	long delta = (int8_t)ksim_fuzz_u8(in);
+	unsigned long oldbrk = p->brk, newbrk, lo = start_brk(), hi = win_base[0] + WIN_PAGES * PG;
+	struct ksim_mm_info i0, i1;
+	long expect = 0;
+	int r;
+
+	newbrk = oldbrk + delta * (long)PG;
+	if (newbrk < lo)
+		newbrk = lo;
+	if (newbrk > hi - PG)
+		newbrk = hi - PG;
+	if (newbrk > oldbrk && range_any_mapped(p, oldbrk, newbrk + PG))
+		expect = -ENOMEM;	/* sys_brk(): the new heap would touch a mapping */
+	KSIM_FUZZ_TRACE("  brk %#lx -> %#lx\n", oldbrk, newbrk);
+	ksim_mm_info(p->mm, &i0);
+	arm(in);
+	r = ksim_brk(p->mm, newbrk);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
+	if (r != expect) {
+		KSIM_FUZZ_CHECK(fault_error(r) && !expect, "brk %#lx -> %#lx = %d, model %ld",
+				oldbrk, newbrk, r, expect);
+		ksim_mm_info(p->mm, &i1);
+		same_info(&i0, &i1, "brk");
+		return;
+	}
+	if (r)
+		return;
+	if (newbrk > oldbrk)
+		set_range(p, oldbrk, newbrk, BRK_FLAGS, NULL, oldbrk / PG);
+	else
+		set_range(p, newbrk, oldbrk, 0, NULL, 0);
+	p->brk = newbrk;
+}
+
+static void op_touch(struct ksim_fuzz_in *in, struct proc *p, bool write)
+{
+	unsigned long addr = dec_addr(in);
+	uint8_t n = ksim_fuzz_u8(in);
+	int count = (n & 15) + 1, stride = (n >> 4) + 1;
+
+	KSIM_FUZZ_TRACE("  touch %s %#lx x%d stride %d\n", write ? "write" : "read", addr, count, stride);
+	arm(in);
+	for (int k = 0; k < count; k++, addr += stride * PG) {
+		long i = page_index(addr);
+		unsigned long need = write ? KSIM_VM_WRITE : KSIM_VM_READ;
+		long expect = (i >= 0 && (p->pg[i].flags & need)) ? 0 : -EFAULT;
+		int r = ksim_touch(p->mm, addr, write);
+
+		if (r != expect)
+			KSIM_FUZZ_CHECK(fault_error(r) && !expect, "touch %#lx = %d, model %ld", addr, r, expect);
+	}
+	disarm();
+}
+
+static void op_fork(struct ksim_fuzz_in *in, struct proc *p, int slot, uint8_t flags)
+{
+	int cs = (flags >> 2) & 3;
+	struct proc *c = &procs[cs];
+	struct ksim_mm_snapshot *snap;
+	struct mm_struct *child;
+	int r;
+
+	if (c->mm) {
+		KSIM_FUZZ_TRACE("  fork %d -> %d: slot taken, skipped\n", slot, cs);
+		return;
+	}
+	KSIM_FUZZ_TRACE("  fork %d -> %d\n", slot, cs);
+	snap = ksim_mm_snapshot(p->mm);
+	arm(in);
+	r = ksim_fork(p->mm, &child);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d\n", r);
+	if (r) {
+		KSIM_FUZZ_CHECK(fault_error(r), "fork = %d", r);
+		KSIM_FUZZ_CHECK(!child, "failed fork returned a child");
+		KSIM_FUZZ_CHECK(ksim_mm_snapshot_compare(snap, p->mm) == 0, "failed fork changed the parent");
+	} else {
+		c->mm = child;
+		c->brk = p->brk;
+		for (long i = 0; i < NPAGES; i++)
+			c->pg[i] = (p->pg[i].flags & KSIM_VM_DONTCOPY) ? (struct mpage){ 0 } : p->pg[i];
+	}
+	ksim_mm_snapshot_free(snap);
+}
+
+static void proc_exit(int slot)
+{
+	ksim_mm_exit(procs[slot].mm);
+	procs[slot].mm = NULL;
+}
+
+static void op_new(struct ksim_fuzz_in *in, int slot)
+{
+	struct proc *p = &procs[slot];
+
+	arm(in);
+	p->mm = ksim_mm_new();
+	disarm();
+	KSIM_FUZZ_TRACE("  new %d = %s\n", slot, p->mm ? "ok" : "NULL");
+	if (!p->mm) {
+		KSIM_FUZZ_CHECK(fault_error(-ENOMEM), "ksim_mm_new() failed without a fault");
+		return;
+	}
+	ksim_mm_set_brk(p->mm, start_brk());
+	p->brk = start_brk();
+	memset(p->pg, 0, sizeof(p->pg));
+}
+
+static void run_op(struct ksim_fuzz_in *in)
+{
+	uint8_t opc = ksim_fuzz_u8(in) % OP_NR, flags = ksim_fuzz_u8(in);
+	int slot = flags & 3;
+	struct proc *p = &procs[slot];
+	size_t args;
+
+	fault_pos = in->pos;
+	ksim_fuzz_u8(in);
+	args = in->pos;
+	KSIM_FUZZ_TRACE("op %lu: %s process %d (flags %#x)\n", in->nr_ops, op_names[opc], slot, flags);
+	if (opc == OP_NEW ? p->mm != NULL : p->mm == NULL) {
+		KSIM_FUZZ_TRACE("  %s, skipped\n", p->mm ? "slot taken" : "no process");
+		goto out;
+	}
+	if (!vma_c && (opc == OP_MUNMAP || opc == OP_MPROTECT || opc == OP_BRK || opc == OP_UNMAP_ALL)) {
+		KSIM_FUZZ_TRACE("  no mm/vma.c in this tree: skipped\n");
+		goto out;
+	}
+	switch (opc) {
+	case OP_MMAP:
+		op_mmap(in, p, flags);
+		break;
+	case OP_MUNMAP: {
+		unsigned long addr = dec_addr(in);
+
+		op_munmap_range(in, p, addr, addr + dec_len(in));
+		break;
+	}
+	case OP_MPROTECT:
+		op_mprotect(in, p);
+		break;
+	case OP_BRK:
+		op_brk(in, p);
+		break;
+	case OP_TOUCH:
+		op_touch(in, p, flags & 4);
+		break;
+	case OP_FORK:
+		op_fork(in, p, slot, flags);
+		break;
+	case OP_EXIT:
+		KSIM_FUZZ_TRACE("  exit %d\n", slot);
+		proc_exit(slot);
+		break;
+	case OP_NEW:
+		op_new(in, slot);
+		break;
+	case OP_UNMAP_ALL:
+		for (int w = 0; w < NWIN; w++)
+			op_munmap_range(in, p, win_base[w], win_base[w] + WIN_PAGES * PG);
+		break;
+	}
+	check_all(op_names[opc]);
+out:
+	in->pos = args + op_args[opc];
+}
+
+static void mm_run(struct ksim_fuzz_in *in)
+{
+	uint8_t cfg = ksim_fuzz_u8(in);
+
+	vma_c = ksim_mm_has_vma_c();
+	memset(procs, 0, sizeof(procs));
+	files[0] = ksim_file_open("a");
+	files[1] = ksim_file_open("b");
+	for (int s = 0; s <= (cfg & 3); s++) {
+		procs[s].mm = ksim_mm_new();
+		KSIM_FUZZ_CHECK(procs[s].mm, "ksim_mm_new() at the start");
+		ksim_mm_set_brk(procs[s].mm, start_brk());
+		procs[s].brk = start_brk();
+	}
+	while (ksim_fuzz_more(in) && in->nr_ops < MAX_OPS) {
+		run_op(in);
+		in->nr_ops++;
+	}
+	for (int s = 0; s < NPROC; s++) {
+		if (procs[s].mm) {
+			proc_exit(s);
+			KSIM_FUZZ_CHECK(ksim_mm_check_global() == 0, "global invariants after exit");
+		}
+	}
+	ksim_file_close(files[0]);
+	ksim_file_close(files[1]);
+	KSIM_FUZZ_CHECK(ksim_mm_check_all_freed() == 0, "everything freed at the end");
+}
+
+static void mm_init(void)
+{
+	/* maple_tree_init() ran when ksim_maple loaded (maple/maple_tree.c). */
+	ksim_mm_sim_init();
+}
+
+KSIM_FUZZ_TARGET(mm, mm_init, mm_run);

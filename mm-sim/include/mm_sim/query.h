@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read-only views of a simulated process for model-based checkers (the mm
+ * fuzz target, the mm stress program).  Test code includes this next to
+ * sim.h; nothing here changes an mm.
+ */
+#ifndef _MM_SIM_QUERY_H
+#define _MM_SIM_QUERY_H
+
+#include <stdbool.h>
+
+struct mm_struct;
+
+/* What a checker compares of one VMA (a copy: valid after the lock is dropped). */
+struct ksim_vma_info {
+	unsigned long start, end, flags, pgoff;
+	const void *file;		/* vm_file (identity only), NULL if anonymous */
+	bool anon_vma;
+};
+
+/*
+ * Copy the VMAs of @mm in address order into @out (at most @max) under
+ * mmap_read_lock (the VMA iterator, as /proc/PID/maps walks them).  Returns
+ * the number of VMAs in the tree (may exceed @max).
+ */
+int ksim_mm_vmas(struct mm_struct *mm, struct ksim_vma_info *out, int max);
+
+/*
+ * find_vma() under mmap_read_lock: the first VMA ending above @addr.
+ * Returns false if there is none.
+ */
+bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out);
+
+/*
+ * A lockless walk of mm->mm_mt under rcu_read_lock() (mas_find), as the
+ * kernel's RCU readers do before taking a per-VMA lock: the entries' ranges
+ * and pointers only, never the VMA memory (mm-sim frees VMAs at once, see
+ * stress/README.md).  Calls @fn for every entry; returns the entries seen,
+ * or -1 if the walk saw ranges out of order or overlapping (a torn tree).
+ */
+long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
+		      void *arg);
+
+#endif

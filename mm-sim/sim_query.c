@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read-only views of a simulated process (include/mm_sim/query.h) for the
+ * model-based checkers: the VMAs under mmap_read_lock, find_vma(), and a
+ * lockless RCU walk of the VMA tree that never dereferences a VMA.
+ */
+#include <mm_sim/kernel.h>
+#include <mm_sim/query.h>
+
+static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info *out)
+{
+	out->start = vma->vm_start;
+	out->end = vma->vm_end;
+	out->flags = vma->vm_flags;
+	out->pgoff = vma->vm_pgoff;
+	out->file = vma->vm_file;
+	/* set under mmap_read_lock by a concurrent fault (__anon_vma_prepare): READ_ONCE */
+	out->anon_vma = READ_ONCE(vma->anon_vma) != NULL;
+}
+
+int ksim_mm_vmas(struct mm_struct *mm, struct ksim_vma_info *out, int max)
+{
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+	int n = 0;
+
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (xa_is_zero(vma))
+			break;
+		if (n < max)
+			ksim_vma_info_fill(vma, &out[n]);
+		n++;
+	}
+	mmap_read_unlock(mm);
+	return n;
+}
+
+bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out)
+{
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	if (vma)
+		ksim_vma_info_fill(vma, out);
+	mmap_read_unlock(mm);
+	return vma != NULL;
+}
+
+long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
+		      void *arg)
+{
+	MA_STATE(mas, &mm->mm_mt, start, start);
+	unsigned long prev_last = 0;
+	bool first = true, torn = false;
+	long n = 0;
+	void *entry;
+
+	rcu_read_lock();
+	mas_for_each(&mas, entry, end) {
+		/* mas_find() retries on a dead node itself; ranges come from the walk */
+		if (!first && mas.index <= prev_last)
+			torn = true;
+		if (mas.last < mas.index)
+			torn = true;
+		first = false;
+		prev_last = mas.last;
+		if (fn)
+			fn(arg, mas.index, mas.last, entry);
+		n++;
+		if (mas.last == ULONG_MAX)
+			break;
+	}
+	rcu_read_unlock();
+	return torn ? -1 : n;
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm_stress: simulated processes (mm-sim: mm/vma.c, dup_mmap(), exit_mmap(),
+ * mmap_region(), mprotect_fixup(), the maple tree in RCU mode, unmodified)
+ * changed by owner threads while reader threads look their VMAs up.
+ *
+ * Owners ("writers") each own SLOTS process slots and are the only threads
+ * that change them: mmap (anonymous, file, shared, VM_DONTCOPY), munmap,
+ * mprotect, touch, fork (into a free slot of their own) and exit.  Each
+ * keeps an exact per-page model of its processes, checks every result
+ * against it and runs ksim_mm_check() every few ops.
+ *
+ * Readers pick a process of any owner and
+ *   - look a VMA up with find_vma() under mmap_read_lock and check what
+ *     they see against the owner's model, exactly: the model is published
+ *     seqlock-style (the owner bumps the slot's sequence to odd before an
+ *     op and to even after the op and its model update), so a lookup
+ *     bracketed by the same even sequence saw the state the model holds;
+ *   - walk mm->mm_mt without the mmap lock under rcu_read_lock() (as the
+ *     kernel's lockless VMA lookup does before taking a per-VMA lock), and
+ *     check only the entries' ranges: ordered, page aligned, inside the
+ *     address windows, entries non-NULL.  They never dereference a VMA:
+ *     mm-sim has no per-VMA locks and frees VMAs at once (see README.md).
+ *
+ * A slot's mm pointer is protected by a per-slot rwlock standing in for
+ * mmget_not_zero()/mmput(): readers hold it for reading while they use
+ * the mm; the owner takes it for writing to exit a process or install a
+ * child.  With mm/vma.c missing (6.1), owners use direct inserts, touch,
+ * fork and exit only.
+ */
+#include <mm_sim/sim.h>
+#include <mm_sim/query.h>
+#include <ksim/stress.h>
+#include <ksim/fault.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OWNERS	8
+#define SLOTS		3
+#define NWIN		2
+#define WIN_PAGES	1024
+#define NPAGES		(NWIN * WIN_PAGES)
+#define PG		KSIM_PAGE_SIZE
+#define CHECK_EVERY	16
+
+static const unsigned long win_base[NWIN] = { 0x3fe00000UL, 0x7fffe00000UL };
+
+#define VM_RWX		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)
+#define VM_MAY		(KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
+#define CMP_MASK	(VM_RWX | VM_MAY | KSIM_VM_SHARED | KSIM_VM_MAYSHARE | KSIM_VM_DONTCOPY | \
+			 KSIM_VM_NORESERVE)
+
+struct slot {
+	pthread_rwlock_t lock;		/* mm lifetime (mmget/mmput stand-in) */
+	struct mm_struct *mm;		/* written under lock (write) by the owner */
+	unsigned long seq;		/* odd while the owner changes the process */
+	/* the model: flags (0 = unmapped) and pgoff per page, atomics */
+	unsigned long flags[NPAGES], pgoff[NPAGES];
+};
+
+struct owner {
+	struct slot slots[SLOTS];
+	struct file *files[2];
+};
+
+static struct owner *owners;
+static int nr_owners;
+static bool vma_c;
+
+static long page_index(unsigned long addr)
+{
+	for (int w = 0; w < NWIN; w++)
+		if (addr >= win_base[w] && addr < win_base[w] + WIN_PAGES * PG)
+			return w * WIN_PAGES + (long)((addr - win_base[w]) / PG);
+	return -1;
+}
+
+static unsigned long ld(unsigned long *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void st(unsigned long *p, unsigned long v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static void seq_begin(struct slot *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void seq_end(struct slot *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+static void model_set(struct slot *s, unsigned long a, unsigned long end, unsigned long flags,
+		      unsigned long pgoff)
+{
+	for (; a < end; a += PG, pgoff++) {
+		long i = page_index(a);
+
+		if (i < 0)
+			continue;
+		st(&s->flags[i], flags & CMP_MASK);
+		st(&s->pgoff[i], flags ? pgoff : 0);
+	}
+}
+
+/* The whole process against its model (owner only: the process is stable). */
+static void owner_compare(struct ksim_stress_thread *t, struct slot *s, int si)
+{
+	static __thread struct ksim_vma_info vmas[NPAGES + 8];
+	static __thread unsigned long kf[NPAGES], kp[NPAGES];
+	int n = ksim_mm_vmas(s->mm, vmas, NPAGES + 8);
+
+	KSIM_STRESS_CHECK(t, ksim_mm_check(s->mm) == 0, "slot %d: mm-sim invariants", si);
+	KSIM_STRESS_CHECK(t, n <= NPAGES + 8, "%d VMAs", n);
+	memset(kf, 0, sizeof(kf));
+	memset(kp, 0, sizeof(kp));
+	for (int v = 0; v < n && v < NPAGES + 8; v++)
+		for (unsigned long a = vmas[v].start; a < vmas[v].end; a += PG) {
+			long i = page_index(a);
+
+			KSIM_STRESS_CHECK(t, i >= 0, "VMA [%#lx, %#lx) outside the windows",
+					  vmas[v].start, vmas[v].end);
+			if (i < 0)
+				return;
+			kf[i] = vmas[v].flags & CMP_MASK;
+			kp[i] = vmas[v].pgoff + (a - vmas[v].start) / PG;
+		}
+	for (long i = 0; i < NPAGES; i++) {
+		KSIM_STRESS_CHECK(t, kf[i] == s->flags[i] && kp[i] == s->pgoff[i],
+				  "slot %d page %ld: kernel flags %#lx pgoff %#lx, model %#lx %#lx",
+				  si, i, kf[i], kp[i], s->flags[i], s->pgoff[i]);
+		if (kf[i] != s->flags[i] || kp[i] != s->pgoff[i])
+			return;
+	}
+	if (t)
+		ksim_stress_checks(t, 1);
+}
+
+static bool fault_ok(long r)
+{
+	return r == -ENOMEM;	/* only with --fault; the run's failures are counted by the shim */
+}
+
+static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_rng *rng,
+		     double fault)
+{
+	int si = ksim_rng_below(rng, SLOTS);
+	struct slot *s = &o->slots[si];
+	unsigned int op = ksim_rng_below(rng, 16);
+	unsigned long addr = win_base[ksim_rng_below(rng, NWIN)] + ksim_rng_below(rng, 960) * PG;
+	unsigned long len = (1 + ksim_rng_below(rng, 64)) * PG, end = addr + len;
+	long r;
+
+	if (!s->mm) {
+		struct mm_struct *mm = ksim_mm_new();
+
+		if (!mm)
+			return;
+		pthread_rwlock_wrlock(&s->lock);
+		seq_begin(s);
+		s->mm = mm;
+		model_set(s, win_base[0], win_base[0] + WIN_PAGES * PG, 0, 0);
+		model_set(s, win_base[1], win_base[1] + WIN_PAGES * PG, 0, 0);
+		seq_end(s);
+		pthread_rwlock_unlock(&s->lock);
+		return;
+	}
+	seq_begin(s);
+	if (op < 5) {		/* mmap */
+		unsigned long f = (ksim_rng_below(rng, 4) ? KSIM_VM_READ : 0) |
+				  (ksim_rng_below(rng, 2) ? KSIM_VM_WRITE : 0) | VM_MAY;
+		struct file *file = NULL;
+		unsigned long pgoff = addr / PG;
+
+		switch (ksim_rng_below(rng, 6)) {
+		case 0: file = o->files[ksim_rng_below(rng, 2)]; pgoff = ksim_rng_below(rng, 64); break;
+		case 1: f |= KSIM_VM_SHARED | KSIM_VM_MAYSHARE; pgoff = vma_c ? 0 : pgoff; break;
+		case 2: f |= KSIM_VM_DONTCOPY; break;
+		case 3: f |= KSIM_VM_NORESERVE; break;
+		}
+		if (!(f & KSIM_VM_SHARED) && (f & (KSIM_VM_WRITE | KSIM_VM_NORESERVE)) == KSIM_VM_WRITE &&
+		    !vma_c)
+			f |= KSIM_VM_ACCOUNT;
+		if (vma_c) {
+			/*
+			 * Under --fault, clear the range first: a MAP_FIXED mmap failing over
+			 * VM_ACCOUNT pages leaks their commit charge in 6.12 (the known
+			 * fuzz/known/mm/mmap-fixed-abort-commit-leak), which would end every
+			 * run.  Without faults mmap goes over existing mappings.
+			 */
+			if (fault) {
+				if (ksim_munmap(s->mm, addr, len)) {
+					seq_end(s);	/* unchanged; try again later */
+					return;
+				}
+				model_set(s, addr, end, 0, 0);
+			}
+			r = ksim_mmap(s->mm, addr, len, f, file, pgoff);
+			KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "mmap = %ld", r);
+			if (!r) {
+				model_set(s, addr, end, f, pgoff);
+			} else {
+				/* a failed MAP_FIXED mmap may leave a hole (vms_abort_munmap_vmas) */
+				struct ksim_vma_info vi;
+
+				for (unsigned long a = addr; a < end; a += PG)
+					if (!ksim_mm_find_vma(s->mm, a, &vi) || vi.start > a)
+						model_set(s, a, a + PG, 0, 0);
+			}
+		} else {
+			bool busy = false;
+
+			for (unsigned long a = addr; a < end; a += PG)
+				busy |= ld(&s->flags[page_index(a)]) != 0;
+			r = ksim_map_direct(s->mm, addr, end, f, file, pgoff);
+			KSIM_STRESS_CHECK(t, busy ? r == -EEXIST : (!r || (fault && fault_ok(r))),
+					  "direct insert = %ld", r);
+			if (!r)
+				model_set(s, addr, end, f, pgoff);
+		}
+	} else if (op < 7 && vma_c) {	/* munmap */
+		r = ksim_munmap(s->mm, addr, len);
+		KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "munmap = %ld", r);
+		if (!r)
+			model_set(s, addr, end, 0, 0);
+	} else if (op < 9 && vma_c) {	/* mprotect of one mapped page run: model exact */
+		long i = page_index(addr);
+		unsigned long acc = ksim_rng_below(rng, 4) & (KSIM_VM_READ | KSIM_VM_WRITE);
+
+		if (ld(&s->flags[i])) {
+			unsigned long a = addr;
+
+			end = addr;
+			while (end < addr + len && ld(&s->flags[page_index(end)]))
+				end += PG;
+			r = ksim_mprotect(s->mm, addr, end - addr, acc);
+			KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "mprotect = %ld", r);
+			if (r) {
+				/* part-way failure: take the kernel's view of the range */
+				for (a = addr; a < end; a += PG) {
+					struct ksim_vma_info vi;
+
+					if (ksim_mm_find_vma(s->mm, a, &vi) && vi.start <= a)
+						st(&s->flags[page_index(a)], vi.flags & CMP_MASK);
+				}
+			} else {
+				for (; a < end; a += PG) {
+					long k = page_index(a);
+
+					st(&s->flags[k], (ld(&s->flags[k]) & ~VM_RWX) | acc);
+				}
+			}
+		}
+	} else if (op < 12) {		/* touch */
+		for (int k = 0; k < 8; k++) {
+			unsigned long a = addr + k * PG;
+			bool w = ksim_rng_below(rng, 2);
+			unsigned long f = ld(&s->flags[page_index(a)]);
+			long expect = (f & (w ? KSIM_VM_WRITE : KSIM_VM_READ)) ? 0 : -EFAULT;
+
+			r = ksim_touch(s->mm, a, w);
+			KSIM_STRESS_CHECK(t, r == expect || (fault && fault_ok(r) && !expect),
+					  "touch %#lx = %ld, model %ld", a, r, expect);
+		}
+	} else if (op < 14) {		/* fork into a free slot */
+		int ci = ksim_rng_below(rng, SLOTS);
+		struct slot *c = &o->slots[ci];
+		struct mm_struct *child;
+
+		if (!c->mm && ci != si) {
+			r = ksim_fork(s->mm, &child);
+			KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "fork = %ld", r);
+			if (!r) {
+				pthread_rwlock_wrlock(&c->lock);
+				seq_begin(c);
+				c->mm = child;
+				for (long i = 0; i < NPAGES; i++) {
+					unsigned long f = ld(&s->flags[i]);
+
+					st(&c->flags[i], (f & KSIM_VM_DONTCOPY) ? 0 : f);
+					st(&c->pgoff[i], (f & KSIM_VM_DONTCOPY) ? 0 : ld(&s->pgoff[i]));
+				}
+				seq_end(c);
+				pthread_rwlock_unlock(&c->lock);
+			}
+		}
+	} else if (op == 14) {		/* exit */
+		struct mm_struct *mm;
+
+		pthread_rwlock_wrlock(&s->lock);
+		mm = s->mm;
+		s->mm = NULL;
+		pthread_rwlock_unlock(&s->lock);
+		ksim_mm_exit(mm);
+		seq_end(s);
+		return;
+	}
+	seq_end(s);
+	if (!(t->ops % CHECK_EVERY) && s->mm)
+		owner_compare(t, s, si);
+}
+
+static double fault_rate;
+
+static void writer(struct ksim_stress_thread *t)
+{
+	struct owner *o = &owners[t->index];
+
+	while (ksim_stress_running()) {
+		owner_op(t, o, &t->rng, ksim_fault_armed());
+		ksim_stress_op(t);
+	}
+}
+
+struct walk_arg {
+	struct ksim_stress_thread *t;
+	unsigned long bad;
+};
+
+static void walk_entry(void *arg, unsigned long first, unsigned long last, const void *entry)
+{
+	struct walk_arg *w = arg;
+
+	if (!entry || (first & (PG - 1)) || ((last + 1) & (PG - 1)) || page_index(first) < 0 ||
+	    page_index(last) < 0)
+		w->bad++;
+}
+
+static void reader(struct ksim_stress_thread *t)
+{
+	while (ksim_stress_running()) {
+		struct owner *o = &owners[ksim_rng_below(&t->rng, nr_owners)];
+		struct slot *s = &o->slots[ksim_rng_below(&t->rng, SLOTS)];
+		unsigned long addr = win_base[ksim_rng_below(&t->rng, NWIN)] +
+				     ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+		unsigned long s1, s2, mf, mp, mf2 = 0;
+		struct ksim_vma_info vi;
+		bool found;
+		long i = page_index(addr), j = -1;
+
+		pthread_rwlock_rdlock(&s->lock);
+		if (!s->mm) {
+			pthread_rwlock_unlock(&s->lock);
+			continue;
+		}
+		if (ksim_rng_below(&t->rng, 4) == 0) {
+			struct walk_arg w = { t, 0 };
+			long n = ksim_mm_rcu_walk(s->mm, 0, ULONG_MAX, walk_entry, &w);
+
+			KSIM_STRESS_CHECK(t, n >= 0, "lockless walk saw a torn tree");
+			KSIM_STRESS_CHECK(t, !w.bad, "lockless walk: %lu bad entries", w.bad);
+			pthread_rwlock_unlock(&s->lock);
+			ksim_stress_checks(t, 1);
+			ksim_stress_op(t);
+			continue;
+		}
+		s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		found = ksim_mm_find_vma(s->mm, addr, &vi);
+		mf = ld(&s->flags[i]);
+		mp = ld(&s->pgoff[i]);
+		if (found && vi.start > addr && page_index(vi.start) >= 0) {
+			j = page_index(vi.start);
+			mf2 = ld(&s->flags[j]);
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+		pthread_rwlock_unlock(&s->lock);
+		ksim_stress_op(t);
+		if (s1 != s2 || (s1 & 1))
+			continue;	/* the owner changed it meanwhile */
+		if (found && vi.start <= addr) {
+			KSIM_STRESS_CHECK(t, (vi.flags & CMP_MASK) == mf &&
+					  vi.pgoff + (addr - vi.start) / PG == mp,
+					  "find_vma(%#lx) = [%#lx, %#lx) flags %#lx pgoff %#lx, model %#lx %#lx",
+					  addr, vi.start, vi.end, vi.flags & CMP_MASK, vi.pgoff, mf, mp);
+		} else {
+			KSIM_STRESS_CHECK(t, !mf, "find_vma(%#lx): not mapped, model flags %#lx", addr, mf);
+			if (j >= 0)
+				KSIM_STRESS_CHECK(t, mf2 == (vi.flags & CMP_MASK),
+						  "find_vma(%#lx) = [%#lx, ...), model there %#lx", addr,
+						  vi.start, mf2);
+		}
+		ksim_stress_checks(t, 1);
+	}
+}
+
+static void setup(void)
+{
+	nr_owners = ksim_stress_threads(1);
+	if (nr_owners < 1 || nr_owners > MAX_OWNERS) {
+		fprintf(stderr, "mm_stress: 1..%d writers\n", MAX_OWNERS);
+		exit(2);
+	}
+	ksim_mm_sim_init();
+	vma_c = ksim_mm_has_vma_c();
+	owners = calloc(nr_owners, sizeof(*owners));
+	if (!owners)
+		exit(2);
+	for (int w = 0; w < nr_owners; w++) {
+		owners[w].files[0] = ksim_file_open("a");
+		owners[w].files[1] = ksim_file_open("b");
+		for (int k = 0; k < SLOTS; k++)
+			pthread_rwlock_init(&owners[w].slots[k].lock, NULL);
+	}
+	/* Failures may only be -ENOMEM, and only when --fault is on. */
+	fault_rate = ksim_fault_armed();
+}
+
+static void teardown(void)
+{
+	for (int w = 0; w < nr_owners; w++) {
+		for (int k = 0; k < SLOTS; k++) {
+			struct slot *s = &owners[w].slots[k];
+
+			if (s->mm) {
+				owner_compare(NULL, s, k);
+				ksim_mm_exit(s->mm);
+				s->mm = NULL;
+			}
+			pthread_rwlock_destroy(&s->lock);
+		}
+		if (ksim_mm_check_global())
+			ksim_stress_fail(NULL, __FILE__, __LINE__, "global invariants at the end");
+	}
+	for (int w = 0; w < nr_owners; w++) {
+		ksim_file_close(owners[w].files[0]);
+		ksim_file_close(owners[w].files[1]);
+	}
+	if (ksim_mm_check_all_freed())
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "something left at the end");
+	free(owners);
+}
+
+static struct ksim_stress mm_stress = {
+	.name = "mm",
+	.what = "mm-sim processes: owners mmap/munmap/mprotect/touch/fork/exit their processes\n"
+		"against exact models; readers find_vma() under mmap_read_lock against the\n"
+		"owners' models, and walk the VMA trees locklessly under RCU.",
+	.roles = {
+		{ .name = "reader", .nr = 2, .fn = reader },
+		{ .name = "writer", .nr = 2, .fn = writer },
+	},
+	.setup = setup,
+	.teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return ksim_stress_main(&mm_stress, argc, argv);
+}
