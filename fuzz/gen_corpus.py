@@ -206,13 +206,20 @@ def gen_bpfmap():
             bop("walk"), fill(16, 50, 2, flags=NOEXIST), bop("walk")])
         seeds[f"{v}-big"] = bhdr(v, 128, 0x3f if not lpm else 0xf, 48) + b"".join([
             fill(128, 0), bop("walk"), fill(100, 1, 3), bop("walk_delete", 0x3c), bop("walk")])
-        # Allocation failures: create, then updates and walks (once / thrice).
+        # Allocation failures in ops (once / thrice), then fill to the limit:
+        # an error path that loses count shows as a wrong -E2BIG/-ENOSPC.
         for f, tag in ((0xe0, "1st"), (0xe1, "2nd"), (0xf0, "1st-x3"), (0xf3, "4th-x3")):
-            seeds[f"{v}-fault-{tag}"] = bhdr(v, 24, ksize, 8, fault=f) + b"".join([
+            seeds[f"{v}-fault-{tag}"] = bhdr(v, 12, ksize, 8) + b"".join([
                 fill(10, 0, fault=f), upd(kid(50), fault=f), upd(kmodel(2), EXIST, fault=f),
                 bop("delete", kmodel(1), fault=f), bop("lookup_and_delete", kmodel(0), fault=f),
                 bop("get_next_key", kmodel(1), fault=f), bop("walk_delete", 0xaa, fault=f),
-                fill(30, 20, 1, fault=f), bop("walk")])
+                fill(8, 100, 7, fault=f), fill(8, 120, 5, fault=f), fill(30, 20, 1), bop("walk"),
+                bop("walk_delete", 0xff), fill(30, 60, 1), bop("walk")])
+        # Failures while the map is created (its prefill: caches start empty).
+        for f in (0xe0, 0xe2, 0xe5, 0xe9, 0xef, 0xf5, 0xfc):
+            seeds[f"{v}-create-fault-{f:02x}"] = bhdr(v, 6, ksize, 8, fault=f) + b"".join([
+                fill(4, 0), fill(4, 9, 3), fill(12, 40, 1), bop("walk"), bop("walk_delete", 0xff),
+                fill(12, 80, 1), bop("walk")])
         if lpm:
             # prefixlen past max (invalid), nested prefixes, bits past the prefix.
             seeds[f"{v}-raw"] = bhdr(v, 32, 3, 8) + b"".join([
