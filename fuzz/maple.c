@@ -523,6 +523,10 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 				"mtree_alloc_range: -ENOMEM without an injected failure");
 		return;
 	}
+	/* Same message as op_empty_area's: the known ULONG_MAX bug matches it. */
+	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
+			"mtree_alloc_%srange(size %lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model at %lu",
+			rev ? "r" : "", size, min, max, max, want);
 	KSIM_FUZZ_CHECK(ret == want_ret, "mtree_alloc_%srange(size %lu, %lu, %lu) = %d, model %d",
 			rev ? "r" : "", size, min, max, ret, want_ret);
 	if (ret)
