@@ -243,7 +243,140 @@ def dict_mm():
     return toks
 
 
-TARGETS = {"maple": (gen_maple, dict_maple), "mm": (gen_mm, dict_mm)}
+
+
+# ---- bpfmap (fuzz/bpfmap.c) ----
+
+B_OPS = ["update", "lookup", "delete", "lookup_and_delete", "get_next_key", "walk",
+         "walk_delete", "fill", "barrier"]
+BOP = {n: i for i, n in enumerate(B_OPS)}
+# Index order of ksim_bpf_variants[] (qptrie/variants.c).  qp_trie (the
+# posted series) exists only when KSRC has it; without it the harness takes
+# the index modulo the number built, so its seeds run as `hash` seeds.
+B_VARIANTS = ["hash", "hash_noprealloc", "lru_hash", "lru_hash_nocommon", "percpu_hash",
+              "percpu_hash_noprealloc", "lpm_trie", "qp_trie_ref", "qp_trie"]
+ANY, NOEXIST, EXIST, BADFLAG = 0, 1, 2, 3
+
+
+def bhdr(variant, max_entries, ksize, vsize, checking=False, fault=NOFAULT):
+    """[variant][cfg][max_entries - 1][ksize byte][vsize - 1][create fault]."""
+    return bytes([B_VARIANTS.index(variant), int(checking), max_entries - 1, ksize,
+                  vsize - 1, fault])
+
+
+def bop(name, *args, flags=0, fault=NOFAULT):
+    return bytes([BOP[name], flags, fault]) + b"".join(
+        a if isinstance(a, bytes) else bytes([a]) for a in args)
+
+
+def kid(i):
+    """A key derived from id i (0..0xdf)."""
+    assert 0 <= i < 0xe0
+    return bytes([i])
+
+
+def kmodel(j):
+    """The model's j-th key."""
+    return bytes([0xe0 | j])
+
+
+def kraw(data):
+    """Raw key bytes (LPM: prefixlen byte then data; dynptr: length byte then bytes)."""
+    return b"\xf0" + data
+
+
+def upd(k, flags=ANY, seed=0x5a, fault=NOFAULT):
+    return bop("update", k, seed, flags=flags, fault=fault)
+
+
+def fill(count, first, stride=1, flags=ANY, fault=NOFAULT):
+    return bop("fill", count - 1, first, stride - 1, flags=flags, fault=fault)
+
+
+def gen_bpfmap():
+    seeds = {}
+    for v in B_VARIANTS:
+        lpm, dyn = v == "lpm_trie", v.startswith("qp_trie")
+        ksize = 3 if lpm else (7 if dyn else 7)      # LPM: 4 data bytes; dynptr: 8; hash: 8
+        body_basic = b"".join([
+            upd(kid(1)), upd(kid(2), NOEXIST), upd(kid(1), NOEXIST), upd(kid(3), EXIST),
+            upd(kid(2), EXIST), upd(kid(4), BADFLAG), upd(kid(4), BADFLAG | 4),
+            upd(kid(5), BADFLAG | 8), bop("lookup", kid(1)), bop("lookup", kid(9), flags=4),
+            bop("lookup", kid(2), flags=12), bop("get_next_key", kid(1)),
+            bop("get_next_key", kid(77)), bop("get_next_key", kid(0), flags=1),
+            bop("delete", kid(2)), bop("delete", kid(2)), bop("lookup_and_delete", kid(1)),
+            bop("lookup_and_delete", kid(1)), fill(12, 10, 3), bop("walk"),
+            bop("delete", kmodel(3)), bop("update", kmodel(5), 0x11, flags=EXIST), bop("walk")])
+        for checking in (False, True):
+            tag = "-checking" if checking else ""
+            seeds[f"{v}-basic{tag}"] = bhdr(v, 32, ksize, 12, checking) + body_basic
+            seeds[f"{v}-walk-delete{tag}"] = bhdr(v, 64, ksize, 8, checking) + b"".join([
+                fill(40, 0), bop("walk_delete", 0x55), bop("walk"), fill(40, 3, 2),
+                bop("walk_delete", 0xff, flags=1), bop("walk"), fill(30, 7, 5),
+                bop("walk_delete", 0x93, flags=1), bop("barrier"), bop("walk")])
+        seeds[f"{v}-full"] = bhdr(v, 8, ksize, 16) + b"".join([
+            fill(20, 0), upd(kid(30)), upd(kid(30), NOEXIST), upd(kmodel(0), EXIST),
+            upd(kmodel(1)), bop("walk"), bop("delete", kmodel(2)), upd(kid(40)), upd(kid(41)),
+            bop("walk"), fill(16, 50, 2, flags=NOEXIST), bop("walk")])
+        seeds[f"{v}-big"] = bhdr(v, 128, 0x3f if not lpm else 0xf, 48) + b"".join([
+            fill(128, 0), bop("walk"), fill(100, 1, 3), bop("walk_delete", 0x3c), bop("walk")])
+        # Allocation failures in ops (once / thrice), then fill to the limit:
+        # an error path that loses count shows as a wrong -E2BIG/-ENOSPC.
+        for f, tag in ((0xe0, "1st"), (0xe1, "2nd"), (0xf0, "1st-x3"), (0xf3, "4th-x3")):
+            seeds[f"{v}-fault-{tag}"] = bhdr(v, 12, ksize, 8) + b"".join([
+                fill(10, 0, fault=f), upd(kid(50), fault=f), upd(kmodel(2), EXIST, fault=f),
+                bop("delete", kmodel(1), fault=f), bop("lookup_and_delete", kmodel(0), fault=f),
+                bop("get_next_key", kmodel(1), fault=f), bop("walk_delete", 0xaa, fault=f),
+                fill(8, 100, 7, fault=f), fill(8, 120, 5, fault=f), fill(30, 20, 1), bop("walk"),
+                bop("walk_delete", 0xff), fill(30, 60, 1), bop("walk")])
+        # Failures while the map is created (its prefill: caches start empty).
+        for f in (0xe0, 0xe2, 0xe5, 0xe9, 0xef, 0xf5, 0xfc):
+            seeds[f"{v}-create-fault-{f:02x}"] = bhdr(v, 6, ksize, 8, fault=f) + b"".join([
+                fill(4, 0), fill(4, 9, 3), fill(12, 40, 1), bop("walk"), bop("walk_delete", 0xff),
+                fill(12, 80, 1), bop("walk")])
+        if lpm:
+            # prefixlen past max (invalid), nested prefixes, bits past the prefix.
+            seeds[f"{v}-raw"] = bhdr(v, 32, 3, 8) + b"".join([
+                upd(kraw(b"\x00" + b"\x00" * 4)), upd(kraw(b"\x08\x0a\x00\x00\x00")),
+                upd(kraw(b"\x10\x0a\x01\x00\x00")), upd(kraw(b"\x18\x0a\x01\x02\xff")),
+                upd(kraw(b"\x18\x0a\x01\x02\x00"), NOEXIST), upd(kraw(b"\x21\x0a\x01\x02\x03")),
+                upd(kraw(b"\x20\x0a\x01\x02\x03")), upd(kraw(b"\x20\x0a\x01\x02\x04")),
+                bop("lookup", kraw(b"\x20\x0a\x01\x02\x05")),
+                bop("lookup", kraw(b"\x20\x0a\x01\x03\x05")),
+                bop("lookup", kraw(b"\x0c\x0a\x01\x02\x05")),
+                bop("lookup", kraw(b"\x40\x0a\x01\x02\x05")),
+                bop("get_next_key", kraw(b"\x40\x0a\x01\x02\x05")),
+                bop("get_next_key", kraw(b"\x18\x0a\x01\x02\x77")),
+                bop("delete", kraw(b"\x40\x0a\x01\x02\x05")),
+                bop("delete", kraw(b"\x18\x0a\x01\x02\x33")), bop("walk"),
+                bop("walk_delete", 0xff), bop("walk")])
+        elif dyn:
+            seeds[f"{v}-raw"] = bhdr(v, 32, 7, 8) + b"".join([
+                upd(kraw(b"\x01a")), upd(kraw(b"\x02ab")), upd(kraw(b"\x02aa")),
+                upd(kraw(b"\x03ab\x00")), upd(kraw(b"\x00")), upd(kraw(b"\x09abcdefghi")),
+                upd(kraw(b"\x08abcdefgh")), bop("get_next_key", kraw(b"\x02ab")),
+                bop("get_next_key", kraw(b"\x02ac")), bop("get_next_key", kraw(b"\x01\xff")),
+                bop("lookup", kraw(b"\x02ab")), bop("delete", kraw(b"\x01a")), bop("walk"),
+                bop("walk_delete", 0x0f, flags=1), bop("walk")])
+        else:
+            seeds[f"{v}-raw"] = bhdr(v, 16, 3, 4) + b"".join([
+                upd(kraw(b"\x00\x00\x00\x00")), upd(kraw(b"\xff\xff\xff\xff")),
+                upd(kraw(b"\x00\x00\x00\x01")), bop("lookup", kraw(b"\x00\x00\x00\x01")),
+                bop("get_next_key", kraw(b"\x12\x34\x56\x78")), bop("delete", kraw(b"\xff\xff\xff\xff")),
+                bop("walk")])
+    return seeds
+
+
+def dict_bpfmap():
+    toks = {f"op_{n}": bytes([i]) for i, n in enumerate(B_OPS)}
+    toks.update({"fault_once": b"\xe0", "fault_thrice": b"\xf0", "key_model": b"\xe0",
+                 "key_raw": b"\xf0", "flag_noexist": b"\x01", "flag_exist": b"\x02",
+                 "flag_bad": b"\x03", "lpm_plen_max": b"\x20", "lpm_plen_bad": b"\x21"})
+    return toks
+
+
+TARGETS = {"maple": (gen_maple, dict_maple), "mm": (gen_mm, dict_mm),
+           "bpfmap": (gen_bpfmap, dict_bpfmap)}
 KNOWN = {"mm": known_mm}
 
 

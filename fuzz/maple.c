@@ -217,15 +217,14 @@ static void check_tree(struct maple_tree *t, const char *when)
 	size_t i = 0;
 	void *entry;
 
+	/* One lock section for both: the walk is a writer-side walk. */
 	mtree_lock(t);
 	mt_validate(t);
-	mtree_unlock(t);
 	KSIM_FUZZ_CHECK(tree_checks_failed() == failed_before,
 			"mt_validate() %s: %u check(s) failed", when,
 			tree_checks_failed() - failed_before);
 
 	MA_STATE(mas, t, 0, 0);
-	rcu_read_lock();
 	mas_for_each(&mas, entry, ULONG_MAX) {
 		KSIM_FUZZ_CHECK(i < nr_model, "%s: tree has extra entry %lu at [%lu, %lu]",
 				when, entry_val(entry), mas.index, mas.last);
@@ -236,7 +235,7 @@ static void check_tree(struct maple_tree *t, const char *when)
 				model[i].first, model[i].last, model[i].val);
 		i++;
 	}
-	rcu_read_unlock();
+	mtree_unlock(t);
 	KSIM_FUZZ_CHECK(i == nr_model, "%s: tree has %zu entries, model %zu", when, i, nr_model);
 	ksim_fuzz_check_problems(when);
 }
@@ -445,6 +444,22 @@ static void op_walk(struct ksim_fuzz_in *in, uint8_t flags)
 	}
 }
 
+/*
+ * The argument contract of mas_empty_area(_rev)/mtree_alloc_(r)range.
+ * Newer trees (6.12) refuse size 0 and a range smaller than size with
+ * -EINVAL; 6.1 refuses only min >= max (and, for alloc, max < size and
+ * size 0), so other such calls have no specified result there.  Probed
+ * from KSRC at configure time (fuzz/CMakeLists.txt).
+ */
+static bool new_area_contract(void)
+{
+#ifdef KSIM_MAPLE_AREA_SIZE_CHECK
+	return true;
+#else
+	return false;
+#endif
+}
+
 static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 {
 	unsigned long min = get_index(in), max = get_index(in), size = get_size(in);
@@ -454,6 +469,8 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 
 	if (min > max || size == 0 || max - min < size - 1)
 		want_ret = -EINVAL;
+	else if (!new_area_contract() && min == max)
+		want_ret = -EINVAL;	/* 6.1: min >= max is refused */
 	else if (rev)
 		want_ret = (found = model_gap_rev(min, max, size, &want)) ? 0 : -EBUSY;
 	else
@@ -466,6 +483,9 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 		    mas_empty_area(&mas, min, max, size);
 	tree_read_unlock(flags);
 	KSIM_FUZZ_TRACE("    -> %d [%lu, %lu]\n", ret, mas.index, mas.last);
+	/* Outside the old contract the result is unspecified (read-only op). */
+	if (want_ret == -EINVAL && !new_area_contract() && min < max)
+		return;
 	/*
 	 * Gap search is only defined on MT_FLAGS_ALLOC_RANGE trees: in other
 	 * trees internal nodes carry no gaps, so the search may miss space
@@ -516,6 +536,17 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 		want = want - size + 1;
 	KSIM_FUZZ_TRACE("mtree_alloc_%srange(size %lu, min %lu, max %lu) = %lu\n", rev ? "r" : "",
 			size, min, max, val);
+	if (!new_area_contract() && (mt_flags & MT_FLAGS_ALLOC_RANGE) && size && min <= max &&
+	    max - min < size - 1) {
+		/*
+		 * A range smaller than size: 6.12 refuses it, 6.1.192 does
+		 * not check and its mtree_alloc_range() then dereferences a
+		 * NULL pointer (maple_tree.c:1969, found by fuzzing; README).
+		 * Not called on such trees, so campaigns look further.
+		 */
+		KSIM_FUZZ_TRACE("    skipped: range smaller than size (crashes this kernel)\n");
+		return;
+	}
 	ret = rev ? mtree_alloc_rrange(mt, &start, val_entry(val), size, min, max, get_gfp(flags)) :
 		    mtree_alloc_range(mt, &start, val_entry(val), size, min, max, get_gfp(flags));
 	KSIM_FUZZ_TRACE("    -> %d at %lu\n", ret, start);
@@ -524,6 +555,26 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 				"mtree_alloc_range: -ENOMEM without an injected failure");
 		return;
 	}
+	if ((want_ret == -EINVAL || min == max) && !new_area_contract() &&
+	    (mt_flags & MT_FLAGS_ALLOC_RANGE) && min <= max && size) {
+		/*
+		 * 6.1 checks only min >= max (rrange) or min > max, max < size
+		 * (- 1 for rrange) and size 0: a range smaller than size is
+		 * not refused.  Any error is fine (the next tree check sees no
+		 * change); a success must have stored into free space.
+		 */
+		if (ret)
+			return;
+		KSIM_FUZZ_CHECK(start + size - 1 >= start && !model_any(start, start + size - 1),
+				"mtree_alloc_%srange(size %lu, %lu, %lu) = 0 at %lu: not free space",
+				rev ? "r" : "", size, min, max, start);
+		model_store(start, start + size - 1, val);
+		return;
+	}
+	/* Same message as op_empty_area's: the known ULONG_MAX bug matches it. */
+	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
+			"mtree_alloc_%srange(size %lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model at %lu",
+			rev ? "r" : "", size, min, max, max, want);
 	KSIM_FUZZ_CHECK(ret == want_ret, "mtree_alloc_%srange(size %lu, %lu, %lu) = %d, model %d",
 			rev ? "r" : "", size, min, max, ret, want_ret);
 	if (ret)
@@ -617,6 +668,20 @@ static void op_reinit(uint8_t flags)
 	KSIM_FUZZ_TRACE("mtree_destroy; mt_init_flags(%#x)\n", mt_flags);
 	mt_init_flags(mt, mt_flags);
 	nr_model = 0;
+}
+
+static bool read_only_op(uint8_t op)
+{
+	switch (op) {
+	case OP_LOAD:
+	case OP_FIND:
+	case OP_PREV:
+	case OP_WALK:
+	case OP_EMPTY_AREA:
+	case OP_EMPTY_AREA_REV:
+		return true;
+	}
+	return false;
 }
 
 static void run_op(struct ksim_fuzz_in *in)
@@ -764,7 +829,18 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	}
 	ksim_fuzz_fault_disarm();
-	check_tree(mt, op_names[op]);
+	/*
+	 * The whole-tree oracle (mt_validate + a full walk against the model,
+	 * O(entries)) runs after every op that may change the tree, failed
+	 * ones included.  Read-only ops have their results checked against
+	 * the model, and a tree one of them damaged is still caught by the
+	 * next full check (at the latest at the end of the input): this keeps
+	 * the oracle and saves a third of its cost (fuzz/README.md).
+	 */
+	if (!read_only_op(op))
+		check_tree(mt, op_names[op]);
+	else
+		ksim_fuzz_check_problems(op_names[op]);
 }
 
 static void maple_run(struct ksim_fuzz_in *in)
@@ -781,6 +857,7 @@ static void maple_run(struct ksim_fuzz_in *in)
 		run_op(in);
 		in->nr_ops++;
 	}
+	check_tree(mt, "end of input");
 	mtree_destroy(mt);
 }
 

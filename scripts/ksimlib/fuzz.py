@@ -105,13 +105,20 @@ def status(outdir, names):
         if not st:
             parts.append(f"{n}: starting")
             continue
-        # execs_per_sec is a short-window figure; the average is steadier.
+        # Without a UI AFL++ rewrites fuzzer_stats about once a minute: the
+        # queue and crash counts come from the directories (live), execs
+        # from the last stats write (its run_time is the age of the figure).
+        live = {d: len(glob.glob(os.path.join(outdir, "afl", n, d, "id:*")))
+                for d in ("queue", "crashes", "hangs")}
         rt = float(st.get("run_time", 0) or 0)
-        eps = float(st.get("execs_done", 0)) / rt if rt > 0 else float(st.get("execs_per_sec", 0))
-        total_eps += eps
-        parts.append(f"{n}: {int(float(st.get('execs_done', 0)))} execs {eps:.0f}/s "
-                     f"cov {st.get('bitmap_cvg', '?')} crashes {st.get('saved_crashes', st.get('unique_crashes', '0'))} "
-                     f"stab {st.get('stability', '?')}")
+        if rt >= 5:
+            eps = float(st.get("execs_done", 0)) / rt
+            total_eps += eps
+            rate = f"{int(float(st.get('execs_done', 0)))} execs {eps:.0f}/s (at {rt:.0f}s)"
+        else:
+            rate = "execs: no stats yet"
+        parts.append(f"{n}: {rate} queue {live['queue']} cov {st.get('bitmap_cvg', '?')} "
+                     f"crashes {live['crashes']} hangs {live['hangs']} stab {st.get('stability', '?')}")
     return total_eps, "; ".join(parts)
 
 

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target `bpfmap`: the BPF maps of ksim_bpfmaps (kernel/bpf/hashtab.c,
+ * lpm_trie.c, bpf_lru_list.c, percpu_freelist.c unmodified from KSRC; our
+ * reference qp-trie; the posted qp-trie series when KSRC has it), driven
+ * through the syscall-like driver (ksim/bpf.h) against a reference model.
+ *
+ * Input (fuzz/gen_corpus.py speaks it):
+ *   [variant][cfg][max_entries][ksize][vsize][fault]   then ops
+ *   variant      index into ksim_bpf_variants[] (modulo the number built)
+ *   cfg          bit 0: bpf_mem_alloc checking mode (poison + quarantine)
+ *   max_entries  (b & 0x7f) + 1
+ *   ksize        hash: (b & 0x3f) + 1 bytes; LPM: (b & 0xf) + 1 data bytes;
+ *                dynptr: max key length (map_extra) (b & 0x1f) + 1
+ *   vsize        (b % 48) + 1
+ *   fault        arms a failure for map creation (ksim_fuzz_fault_arm)
+ *   op           [opcode][flags][fault][args...], see run_op()
+ * A key is one byte: < 0xe0 a key derived from that id (a small space:
+ * collisions and re-use), 0xe0..0xef the model's (b & 0xf)-th key modulo
+ * its size (hits), >= 0xf0 raw bytes follow (LPM: prefixlen byte first;
+ * dynptr: length byte first, may exceed map_extra).
+ *
+ * Oracles: every return value against the model (update with BPF_ANY /
+ * NOEXIST / EXIST / invalid flags, -E2BIG/-ENOSPC when full, LRU eviction
+ * only on updates and never of the key just written), every value read
+ * (per-CPU: all CPUs' copies), get_next_key from present, missing and
+ * malformed keys (hash, LPM: a missing key restarts the walk; qp-trie: the
+ * ordered successor), full walks (every key exactly once, ordered for
+ * qp-tries) and walks that delete as they go.  -ENOMEM only with an
+ * injected failure, and then the key's state is unchanged.  At the end of
+ * the input a full walk and a lookup of every model key; the map is freed
+ * and the framework fails the iteration on any leak or shim problem.
+ *
+ * Hash maps are created with BPF_F_ZERO_SEED: the shim's get_random_u32()
+ * is one stream per process, so a random hash seed would make an input's
+ * bucket order depend on the inputs run before it (AFL++ stability, and a
+ * crash that does not replay alone).
+ */
+#include <linux/kernel.h>
+#include <ksim/bpf.h>
+#include <ksim/bpf_mem.h>
+#include <ksim/fuzz.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPS		256
+#define KMAX		68			/* LPM: 4 + 16; hash: 64; dynptr: 32 */
+#define VMAX		(48 * KSIM_NR_CPUS)
+#define NMAX		132			/* max_entries 128 (+ LRU rounding) */
+
+enum {
+	OP_UPDATE,		/* flags & 3: ANY, NOEXIST, EXIST, invalid */
+	OP_LOOKUP,		/* flags & 4: with an invalid lookup flag */
+	OP_DELETE,
+	OP_LOOKUP_AND_DELETE,
+	OP_NEXT,		/* get_next_key from one key */
+	OP_WALK,		/* full walk */
+	OP_WALK_DELETE,		/* walk, deleting keys as it goes */
+	OP_FILL,		/* many updates of derived keys */
+	OP_BARRIER,		/* rcu_barrier: deferred frees run */
+	OP_NR,
+};
+
+static const char *const op_names[OP_NR] = {
+	"update", "lookup", "delete", "lookup_and_delete", "get_next_key", "walk",
+	"walk_delete", "fill", "barrier",
+};
+
+struct ment {
+	u8 key[KMAX];
+	u32 klen;
+	u8 val[VMAX];
+};
+
+static struct {
+	const struct ksim_bpf_variant *v;
+	struct bpf_map *map;
+	u32 ksize;		/* fixed key size (LPM: 4 + data bytes) */
+	u32 maxlen;		/* dynptr: map_extra */
+	u32 vsize;		/* bytes the driver copies (per-CPU: all CPUs) */
+	u32 max;		/* map->max_entries after creation */
+	u32 n;
+	unsigned long next_val;
+	/*
+	 * An allocation failed on purpose earlier in this input.  bpf_mem_alloc
+	 * then may hand out NULL later: a failed prefill or refill leaves the
+	 * per-CPU cache empty until the next refill (the kernel refills from
+	 * irq_work, the shim right after an allocation), so -ENOMEM can come
+	 * one op late.
+	 */
+	bool failed_before;
+	struct ment e[NMAX];
+} M;
+
+static int nr_variants;
+
+static bool is(unsigned int kind)
+{
+	return M.v->kind & kind;
+}
+
+/* ---- keys ---- */
+
+static u32 lpm_plen(const u8 *key)
+{
+	u32 p;
+
+	memcpy(&p, key, 4);
+	return p;
+}
+
+static u32 lpm_maxp(void)
+{
+	return (M.ksize - 4) * 8;
+}
+
+/* Bit @i (from the most significant of data[0]) of an LPM key's data. */
+static int lpm_bit(const u8 *key, u32 i)
+{
+	return key[4 + i / 8] >> (7 - i % 8) & 1;
+}
+
+/* First @bits bits of the data equal (LPM prefixes). */
+static bool lpm_prefix_eq(const u8 *a, const u8 *b, u32 bits)
+{
+	u32 bytes = bits / 8;
+
+	if (memcmp(a + 4, b + 4, bytes))
+		return false;
+	if (bits % 8) {
+		u8 mask = 0xff << (8 - bits % 8);
+
+		return !((a[4 + bytes] ^ b[4 + bytes]) & mask);
+	}
+	return true;
+}
+
+/* Same element: LPM keys are equal when prefixlen and the prefix bits are. */
+static bool key_eq(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	if (alen != blen)
+		return false;
+	if (is(KSIM_BPF_KIND_LPM))
+		return lpm_plen(a) == lpm_plen(b) && lpm_prefix_eq(a, b, lpm_plen(a));
+	return !memcmp(a, b, alen);
+}
+
+static int keycmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int c = memcmp(a, b, min(alen, blen));
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static int mfind(const u8 *key, u32 klen)
+{
+	for (u32 i = 0; i < M.n; i++)
+		if (key_eq(M.e[i].key, M.e[i].klen, key, klen))
+			return i;
+	return -1;
+}
+
+static void mdel(int i)
+{
+	M.e[i] = M.e[--M.n];
+}
+
+/* The model's lookup: exact, or the longest matching prefix for LPM. */
+static int mlookup(const u8 *key, u32 klen)
+{
+	int best = -1;
+	u32 bestlen = 0;
+
+	if (!is(KSIM_BPF_KIND_LPM))
+		return mfind(key, klen);
+	if (lpm_plen(key) > lpm_maxp())
+		return -1;
+	for (u32 i = 0; i < M.n; i++) {
+		u32 ep = lpm_plen(M.e[i].key);
+
+		if (ep <= lpm_plen(key) && lpm_prefix_eq(M.e[i].key, key, ep) &&
+		    (best < 0 || ep > bestlen)) {
+			best = i;
+			bestlen = ep;
+		}
+	}
+	return best;
+}
+
+/* A key derived from an id: few distinct keys, so ops collide. */
+static u32 derive_key(u8 id, u8 *key)
+{
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		static const u8 alpha[] = { 0x00, 0x01, 0x10, 0x7f, 0x80, 0xff, 'a', 'b' };
+		u32 len = 1 + id % M.maxlen;
+		unsigned int x = id;
+
+		for (u32 i = 0; i < len; i++, x = x * 5 + 1)
+			key[i] = alpha[(x >> 1) & 7];
+		return len;
+	}
+	if (is(KSIM_BPF_KIND_LPM)) {
+		/* Nested prefixes: a few patterns, many prefix lengths. */
+		static const u8 pat[] = { 0x00, 0x80, 0xc0, 0xff, 0x0f, 0xa5 };
+		u32 plen = (id * 7u) % (lpm_maxp() + 1);
+
+		memcpy(key, &plen, 4);
+		for (u32 i = 0; i < M.ksize - 4; i++)
+			key[4 + i] = pat[(id / 3 + i) % ARRAY_SIZE(pat)];
+		/* Bits past the prefix are kept: they must not matter. */
+		return M.ksize;
+	}
+	memset(key, 0, M.ksize);
+	key[0] = id & 0x3f;
+	for (u32 i = 1; i < M.ksize; i++)
+		key[i] = (u8)((id & 0x3f) * 31 + i);
+	return M.ksize;
+}
+
+static u32 get_key(struct ksim_fuzz_in *in, u8 *key)
+{
+	u8 b = ksim_fuzz_u8(in);
+	u32 len;
+
+	if (b < 0xe0 || (b < 0xf0 && !M.n))
+		return derive_key(b, key);
+	if (b < 0xf0) {
+		struct ment *e = &M.e[(b & 0xf) % M.n];
+
+		memcpy(key, e->key, e->klen);
+		return e->klen;
+	}
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		/* May be longer than map_extra: the driver refuses it. */
+		len = ksim_fuzz_u8(in) % (KMAX + 1);
+		for (u32 i = 0; i < len; i++)
+			key[i] = ksim_fuzz_u8(in);
+		return len;
+	}
+	len = M.ksize;
+	if (is(KSIM_BPF_KIND_LPM)) {
+		u32 plen = ksim_fuzz_u8(in);	/* up to 255: past max_prefixlen is invalid */
+
+		memcpy(key, &plen, 4);
+		for (u32 i = 4; i < len; i++)
+			key[i] = ksim_fuzz_u8(in);
+		return len;
+	}
+	for (u32 i = 0; i < len; i++)
+		key[i] = ksim_fuzz_u8(in);
+	return len;
+}
+
+/* Malformed for the driver or the map: returns the errno it must give. */
+static int key_invalid(const u8 *key, u32 klen)
+{
+	if (is(KSIM_BPF_KIND_DYNPTR) && (!klen || klen > M.maxlen))
+		return -EINVAL;
+	(void)key;
+	return 0;
+}
+
+static void fmt_key(char *buf, size_t sz, const u8 *key, u32 klen)
+{
+	size_t o = 0;
+
+	if (is(KSIM_BPF_KIND_LPM)) {
+		o = snprintf(buf, sz, "/%u:", lpm_plen(key));
+		key += 4;
+		klen -= 4;
+	}
+	for (u32 i = 0; i < klen && o + 3 < sz; i++)
+		o += snprintf(buf + o, sz - o, "%02x", key[i]);
+	if (!klen)
+		snprintf(buf, sz, "(empty)");
+}
+
+#define KEYSTR(k, l) ({ static char _b[2][160]; static int _i; char *_s = _b[_i ^= 1];	\
+			fmt_key(_s, sizeof(_b[0]), (k), (l)); _s; })
+
+static void gen_val(u8 seed, u8 *val)
+{
+	unsigned long c = ++M.next_val;
+
+	for (u32 i = 0; i < M.vsize; i++)
+		val[i] = (u8)(seed ^ (c * 31 + i * 7));
+}
+
+/* ---- checks ---- */
+
+static void disarm(void)
+{
+	M.failed_before |= ksim_fuzz_fault_failures() > 0;
+	ksim_fuzz_fault_disarm();
+}
+
+/* -ENOMEM is only legal with an injected failure; the key must be unchanged. */
+static bool nomem(int err, const u8 *key, u32 klen, const char *what)
+{
+	u8 got[VMAX];
+	int i, e;
+
+	if (err != -ENOMEM)
+		return false;
+	KSIM_FUZZ_CHECK(ksim_fuzz_fault_failures() > 0 || M.failed_before,
+			"%s(%s): -ENOMEM without an injected failure", what,
+			key ? KEYSTR(key, klen) : "-");
+	if (!key || key_invalid(key, klen))
+		return true;
+	disarm();
+	i = mfind(key, klen);
+	if (is(KSIM_BPF_KIND_LPM))
+		return true;	/* lookup is longest-prefix: the final check covers it */
+	e = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
+	if (is(KSIM_BPF_KIND_LRU) && i >= 0 && e == -ENOENT) {
+		mdel(i);	/* LRU may have evicted it making room */
+		return true;
+	}
+	KSIM_FUZZ_CHECK(e == (i >= 0 ? 0 : -ENOENT),
+			"%s(%s) failed with -ENOMEM but changed the key: lookup %d, model %s",
+			what, KEYSTR(key, klen), e, i >= 0 ? "present" : "absent");
+	if (i >= 0)
+		KSIM_FUZZ_CHECK(!memcmp(got, M.e[i].val, M.vsize),
+				"%s(%s) failed with -ENOMEM but changed the value", what,
+				KEYSTR(key, klen));
+	return true;
+}
+
+/* LRU: drop the model keys the map evicted; only updates may evict. */
+static void lru_reconcile(const u8 *must, u32 must_len)
+{
+	u8 got[VMAX];
+
+	for (int i = M.n - 1; i >= 0; i--) {
+		if (ksim_bpf_map_lookup(M.map, M.e[i].key, M.e[i].klen, got, 0) != -ENOENT)
+			continue;
+		KSIM_FUZZ_CHECK(!must || !key_eq(M.e[i].key, M.e[i].klen, must, must_len),
+				"LRU evicted the key it just stored (%s)", KEYSTR(must, must_len));
+		KSIM_FUZZ_TRACE("    LRU evicted %s\n", KEYSTR(M.e[i].key, M.e[i].klen));
+		mdel(i);
+	}
+	KSIM_FUZZ_CHECK(M.n <= M.max, "LRU holds %u > max_entries %u", M.n, M.max);
+}
+
+static void check_lookup(const u8 *key, u32 klen, const char *when)
+{
+	u8 got[VMAX];
+	int j = key_invalid(key, klen) ? -1 : mlookup(key, klen);
+	int want = key_invalid(key, klen) ?: (j >= 0 ? 0 : -ENOENT);
+	int err = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
+
+	if (nomem(err, NULL, 0, "lookup"))
+		return;
+	KSIM_FUZZ_CHECK(err == want, "%s: lookup(%s) = %d, model %d", when, KEYSTR(key, klen),
+			err, want);
+	if (!err)
+		KSIM_FUZZ_CHECK(!memcmp(got, M.e[j].val, M.vsize),
+				"%s: lookup(%s): wrong value (model entry %s)", when,
+				KEYSTR(key, klen), KEYSTR(M.e[j].key, M.e[j].klen));
+}
+
+/*
+ * get_next_key from @key (NULL: the first key) checked against the model;
+ * returns its errno and the key in @next.
+ */
+static int check_next(const u8 *key, u32 klen, u8 *next, u32 *nlen)
+{
+	u8 first[KMAX];
+	u32 flen = sizeof(first);
+	int err, ferr, i;
+
+	*nlen = KMAX;
+	err = ksim_bpf_map_get_next_key(M.map, key, klen, next, nlen);
+	if (nomem(err, NULL, 0, "get_next_key"))
+		return err;
+	if (key && key_invalid(key, klen)) {
+		KSIM_FUZZ_CHECK(err == key_invalid(key, klen), "get_next_key(%s) = %d, want %d",
+				KEYSTR(key, klen), err, key_invalid(key, klen));
+		return err;
+	}
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		int best = -1;
+
+		for (u32 k = 0; k < M.n; k++)
+			if ((!key || keycmp(M.e[k].key, M.e[k].klen, key, klen) > 0) &&
+			    (best < 0 || keycmp(M.e[k].key, M.e[k].klen,
+						M.e[best].key, M.e[best].klen) < 0))
+				best = k;
+		KSIM_FUZZ_CHECK(err == (best < 0 ? -ENOENT : 0),
+				"get_next_key(%s) = %d, model %s", key ? KEYSTR(key, klen) : "NULL",
+				err, best < 0 ? "none" : KEYSTR(M.e[best].key, M.e[best].klen));
+		if (!err)
+			KSIM_FUZZ_CHECK(*nlen == M.e[best].klen && !memcmp(next, M.e[best].key, *nlen),
+					"get_next_key(%s) = %s, model successor %s",
+					key ? KEYSTR(key, klen) : "NULL", KEYSTR(next, *nlen),
+					KEYSTR(M.e[best].key, M.e[best].klen));
+		return err;
+	}
+	if (!key || mfind(key, klen) < 0 ||
+	    (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())) {
+		KSIM_FUZZ_CHECK(err == (M.n ? 0 : -ENOENT), "get_next_key(%s) = %d with %u keys",
+				key ? KEYSTR(key, klen) : "NULL", err, M.n);
+		if (err)
+			return err;
+		if (key) {
+			/* A missing key restarts the walk: the first key. */
+			ferr = ksim_bpf_map_get_next_key(M.map, NULL, 0, first, &flen);
+			KSIM_FUZZ_CHECK(!ferr && flen == *nlen && !memcmp(first, next, flen),
+					"get_next_key(missing %s) = %s, not the first key %s",
+					KEYSTR(key, klen), KEYSTR(next, *nlen), KEYSTR(first, flen));
+		}
+	} else if (err) {
+		KSIM_FUZZ_CHECK(err == -ENOENT, "get_next_key(%s) = %d", KEYSTR(key, klen), err);
+		return err;
+	}
+	i = mfind(next, *nlen);
+	KSIM_FUZZ_CHECK(i >= 0, "get_next_key(%s) = %s: not in the model",
+			key ? KEYSTR(key, klen) : "NULL", KEYSTR(next, *nlen));
+	/* The map hands back the key it stored (LPM: bits past the prefix too). */
+	KSIM_FUZZ_CHECK(!memcmp(next, M.e[i].key, *nlen), "get_next_key returned %s, stored %s",
+			KEYSTR(next, *nlen), KEYSTR(M.e[i].key, M.e[i].klen));
+	KSIM_FUZZ_CHECK(!key || !key_eq(next, *nlen, key, klen),
+			"get_next_key(%s) returned the same key", KEYSTR(key, klen));
+	return err;
+}
+
+/* Full walk: every model key exactly once; in byte order for qp-tries. */
+static void check_walk(const char *when)
+{
+	u8 cur[KMAX], next[KMAX];
+	u32 clen = 0, nlen;
+	bool seen[NMAX] = { 0 };
+	u32 count = 0;
+	bool have = false;
+
+	int err;
+
+	while (!(err = check_next(have ? cur : NULL, clen, next, &nlen))) {
+		int i = mfind(next, nlen);
+
+		KSIM_FUZZ_CHECK(!seen[i], "%s: walk returned %s twice", when, KEYSTR(next, nlen));
+		seen[i] = true;
+		KSIM_FUZZ_CHECK(++count <= M.n, "%s: walk longer than the model (%u)", when, M.n);
+		memcpy(cur, next, nlen);
+		clen = nlen;
+		have = true;
+	}
+	if (err == -ENOMEM)
+		return;		/* LPM's get_next_key allocates its stack */
+	KSIM_FUZZ_CHECK(count == M.n, "%s: walk saw %u of %u keys", when, count, M.n);
+}
+
+static void check_all(const char *when)
+{
+	check_walk(when);
+	for (u32 i = 0; i < M.n; i++)
+		check_lookup(M.e[i].key, M.e[i].klen, when);
+}
+
+/* ---- ops ---- */
+
+static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
+{
+	static const u64 bad[] = { 3, BPF_F_LOCK, 8, 1ULL << 32 };
+	u8 val[VMAX];
+	u64 flags = (fl & 3) == 3 ? bad[(fl >> 2) & 3] : fl & 3;
+	int i = key_invalid(key, klen) ? -1 : mfind(key, klen), err, want;
+
+	gen_val(seed, val);
+	err = ksim_bpf_map_update(M.map, key, klen, val, flags);
+	KSIM_FUZZ_TRACE("    update(%s, flags %#llx) -> %d\n", KEYSTR(key, klen),
+			(unsigned long long)flags, err);
+	if (nomem(err, key, klen, "update"))
+		goto out;
+	if (flags > BPF_EXIST)
+		want = -EINVAL;
+	else if (key_invalid(key, klen))
+		want = key_invalid(key, klen);
+	else if (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())
+		want = -EINVAL;
+	else if (i >= 0)
+		want = flags == BPF_NOEXIST ? -EEXIST : 0;
+	else if (flags == BPF_EXIST)
+		want = -ENOENT;
+	else if (M.n >= M.max && !is(KSIM_BPF_KIND_LRU))
+		want = is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC;
+	else
+		want = 0;
+	if (err != want && i >= 0 && is(KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
+	    err == (flags == BPF_EXIST ? -ENOENT : 0)) {
+		/*
+		 * The kernel's LRU update pops a free node before it looks the
+		 * key up, and that may evict the key being updated: it then
+		 * behaves as for an absent key.
+		 */
+		mdel(i);
+		i = -1;
+		want = err;
+	}
+	KSIM_FUZZ_CHECK(err == want, "update(%s, flags %#llx) = %d, model %d (%u of %u keys)",
+			KEYSTR(key, klen), (unsigned long long)flags, err, want, M.n, M.max);
+	if (!err) {
+		if (i < 0) {
+			KSIM_FUZZ_CHECK(M.n < NMAX, "model full");
+			i = M.n++;
+		}
+		memcpy(M.e[i].key, key, klen);	/* LPM: the latest bytes are stored */
+		M.e[i].klen = klen;
+		memcpy(M.e[i].val, val, M.vsize);
+	}
+out:
+	if (is(KSIM_BPF_KIND_LRU))
+		lru_reconcile(err ? NULL : key, klen);
+	if (!err)
+		check_lookup(key, klen, "after update");
+}
+
+static int do_delete(const u8 *key, u32 klen, bool and_lookup)
+{
+	u8 got[VMAX];
+	int i = key_invalid(key, klen) ? -1 : mfind(key, klen), err, want;
+	const char *what = and_lookup ? "lookup_and_delete" : "delete";
+
+	err = and_lookup ? ksim_bpf_map_lookup_and_delete(M.map, key, klen, got, 0) :
+			   ksim_bpf_map_delete(M.map, key, klen);
+	KSIM_FUZZ_TRACE("    %s(%s) -> %d\n", what, KEYSTR(key, klen), err);
+	if (nomem(err, key, klen, what))
+		return err;
+	if (key_invalid(key, klen))
+		want = key_invalid(key, klen);
+	else if (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())
+		want = -EINVAL;
+	else
+		want = i >= 0 ? 0 : -ENOENT;
+	KSIM_FUZZ_CHECK(err == want, "%s(%s) = %d, model %d", what, KEYSTR(key, klen), err, want);
+	if (!err) {
+		if (and_lookup)
+			KSIM_FUZZ_CHECK(!memcmp(got, M.e[i].val, M.vsize),
+					"lookup_and_delete(%s): wrong value", KEYSTR(key, klen));
+		mdel(i);
+	}
+	return err;
+}
+
+/*
+ * Walk with deletes: bit k of @mask decides whether the k-th key is
+ * deleted; @before deletes it before stepping (the next get_next_key then
+ * starts from a missing key), else after.
+ */
+static void walk_delete(u8 mask, bool before)
+{
+	u8 cur[KMAX], next[KMAX];
+	u32 clen, nlen, steps = 0, limit = 9 * M.n + 9;
+	int err = check_next(NULL, 0, cur, &clen);
+
+	KSIM_FUZZ_TRACE("    walk deleting keys (mask %#x) %s stepping\n", mask,
+			before ? "before" : "after");
+	while (!err) {
+		bool del = mask >> (steps & 7) & 1;
+
+		KSIM_FUZZ_CHECK(++steps <= limit, "walk with deletes does not end");
+		if (del && before)
+			do_delete(cur, clen, false);
+		err = check_next(cur, clen, next, &nlen);
+		if (del && !before)
+			do_delete(cur, clen, false);
+		memcpy(cur, next, nlen);
+		clen = nlen;
+	}
+	if (err != -ENOMEM)
+		KSIM_FUZZ_CHECK(err == -ENOENT, "walk with deletes ended with %d", err);
+}
+
+static void run_op(struct ksim_fuzz_in *in)
+{
+	uint8_t op = ksim_fuzz_u8(in) % OP_NR;
+	uint8_t flags = ksim_fuzz_u8(in);
+	u8 key[KMAX], next[KMAX];
+	u32 klen, nlen;
+
+	KSIM_FUZZ_TRACE("#%lu %s (flags %#x, %u keys)\n", in->nr_ops, op_names[op], flags, M.n);
+	ksim_fuzz_fault_arm(in);
+	switch (op) {
+	case OP_UPDATE:
+		klen = get_key(in, key);
+		do_update(key, klen, flags, ksim_fuzz_u8(in));
+		break;
+	case OP_LOOKUP:
+		klen = get_key(in, key);
+		if (flags & 4) {
+			u8 got[VMAX];
+			int err = ksim_bpf_map_lookup(M.map, key, klen, got, flags & 8 ? 4 : 2);
+
+			KSIM_FUZZ_CHECK(err == -EINVAL, "lookup with flags %d = %d", flags & 8 ? 4 : 2,
+					err);
+		}
+		KSIM_FUZZ_TRACE("    lookup(%s)\n", KEYSTR(key, klen));
+		check_lookup(key, klen, "lookup");
+		break;
+	case OP_LOOKUP_AND_DELETE:
+		/* The driver and kernel do it for hash maps (per-CPU: not here). */
+		if (M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
+			klen = get_key(in, key);
+			do_delete(key, klen, true);
+			break;
+		}
+		fallthrough;
+	case OP_DELETE:
+		klen = get_key(in, key);
+		do_delete(key, klen, false);
+		break;
+	case OP_NEXT:
+		klen = get_key(in, key);
+		KSIM_FUZZ_TRACE("    get_next_key(%s)\n", flags & 1 ? "NULL" : KEYSTR(key, klen));
+		check_next(flags & 1 ? NULL : key, klen, next, &nlen);
+		break;
+	case OP_WALK:
+		check_walk("walk");
+		break;
+	case OP_WALK_DELETE:
+		walk_delete(ksim_fuzz_u8(in), flags & 1);
+		break;
+	case OP_FILL: {
+		u32 count = (ksim_fuzz_u8(in) & 0x7f) + 1;
+		u8 id = ksim_fuzz_u8(in), stride = (ksim_fuzz_u8(in) & 7) + 1;
+
+		KSIM_FUZZ_TRACE("    %u updates from key id %u step %u\n", count, id, stride);
+		for (u32 k = 0; k < count; k++) {
+			klen = derive_key((u8)(id + k * stride) % 0xe0, key);
+			do_update(key, klen, flags & 3, (u8)k);
+		}
+		break;
+	}
+	case OP_BARRIER:
+		disarm();
+		rcu_barrier();
+		break;
+	}
+	disarm();
+	ksim_fuzz_check_problems(op_names[op]);
+}
+
+static void bpfmap_run(struct ksim_fuzz_in *in)
+{
+	u8 vb = ksim_fuzz_u8(in), cfg = ksim_fuzz_u8(in), mb = ksim_fuzz_u8(in);
+	u8 kb = ksim_fuzz_u8(in), vsb = ksim_fuzz_u8(in);
+	struct ksim_bpf_map_attr a = { 0 };
+	int err;
+
+	memset(&M, 0, offsetof(typeof(M), e));
+	M.v = ksim_bpf_variants[vb % nr_variants];
+	a.max_entries = (mb & 0x7f) + 1;
+	a.value_size = vsb % 48 + 1;
+	if (is(KSIM_BPF_KIND_DYNPTR)) {
+		M.maxlen = (kb & 0x1f) + 1;
+		a.key_size = sizeof(struct bpf_dynptr);
+		a.map_extra = M.maxlen;
+	} else if (is(KSIM_BPF_KIND_LPM)) {
+		a.key_size = 4 + (kb & 0xf) + 1;
+	} else {
+		a.key_size = (kb & 0x3f) + 1;
+		a.map_flags = BPF_F_ZERO_SEED;
+	}
+	M.ksize = a.key_size;
+	ksim_bpf_mem_set_mode(cfg & 1 ? KSIM_BPF_MEM_CHECKING : KSIM_BPF_MEM_FAITHFUL);
+	KSIM_FUZZ_TRACE("create %s key_size %u value_size %u max_entries %u map_extra %llu%s\n",
+			M.v->name, a.key_size, a.value_size, a.max_entries,
+			(unsigned long long)a.map_extra, cfg & 1 ? " [bpf_mem checking]" : "");
+	ksim_fuzz_fault_arm(in);
+	M.map = ksim_bpf_map_create(M.v, &a, &err);
+	KSIM_FUZZ_TRACE("    -> %d\n", err);
+	if (!M.map) {
+		KSIM_FUZZ_CHECK(err == -ENOMEM && ksim_fuzz_fault_failures() > 0,
+				"create %s (key %u value %u max %u) = %d", M.v->name, a.key_size,
+				a.value_size, a.max_entries, err);
+		disarm();
+		goto out;
+	}
+	disarm();
+	M.vsize = ksim_bpf_value_size(M.map);
+	M.max = M.map->max_entries;
+	KSIM_FUZZ_CHECK(M.max <= NMAX, "max_entries %u", M.max);
+	while (ksim_fuzz_more(in) && in->nr_ops < MAX_OPS) {
+		run_op(in);
+		in->nr_ops++;
+	}
+	check_all("end of input");
+	ksim_bpf_map_free(M.map);
+out:
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
+}
+
+static void bpfmap_init(void)
+{
+	while (ksim_bpf_variants[nr_variants])
+		nr_variants++;
+}
+
+KSIM_FUZZ_TARGET(bpfmap, bpfmap_init, bpfmap_run);
