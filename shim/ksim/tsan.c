@@ -71,6 +71,12 @@ const char *__tsan_default_suppressions(void)
 		 * lookups load; top frame only, so a free in that function's
 		 * callees is still reported. */
 		"race_top:trie_delete_elem\n"
+		/* include/linux/rculist_nulls.h in 6.1 stores n->next plainly
+		 * in hlist_nulls_add_head_rcu() while lockless readers of a
+		 * reused element load it; later kernels (6.12) mark the same
+		 * store WRITE_ONCE(), annotating it as the intended race it is.
+		 * Top frame only. */
+		"race_top:hlist_nulls_add_head_rcu\n"
 		/* liburcu's grace-period futex word (urcu-common.h), inlined
 		 * into our rcu_read_unlock(); liburcu's own design. */
 		"race:urcu_common_wake_up_gp\n";
