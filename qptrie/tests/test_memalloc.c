@@ -156,34 +156,25 @@ KSIM_TEST(faithful_high_watermark_returns_memory)
 	bpf_mem_alloc_destroy(&ma);
 }
 
+static void stale_read(void *obj)
+{
+	volatile u64 sink = ((struct elem *)obj)->key;	/* the unprotected reader */
+
+	(void)sink;
+}
+
 /* Checking mode: a stale read in a child process must die under ASan. */
 static int stale_read_in_child(void)
 {
 	struct bpf_mem_alloc ma;
 	struct elem *a;
-	volatile u64 sink;
-	int status = -1;
-	pid_t pid;
+	int status;
 
 	KSIM_EXPECT(bpf_mem_alloc_init(&ma, sizeof(struct elem), false) == 0);
 	a = bpf_mem_cache_alloc(&ma);
 	a->key = 7;
 	bpf_mem_cache_free(&ma, a);
-	ksim_rcu_quiesce();
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		struct rlimit none = { 0, 0 };
-		int fd = open("/dev/null", O_WRONLY);
-
-		setrlimit(RLIMIT_CORE, &none);
-		dup2(fd, STDERR_FILENO);
-		sink = a->key;	/* the unprotected reader */
-		(void)sink;
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
+	status = ksim_test_run_in_child(stale_read, a);
 	bpf_mem_alloc_destroy(&ma);
 	return status;
 }

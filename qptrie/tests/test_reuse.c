@@ -118,27 +118,19 @@ KSIM_TEST(qp_ref_mutant_caught_faithful)
 }
 
 #if defined(__SANITIZE_ADDRESS__)
+static void mutant_in_checking_mode(void *unused)
+{
+	(void)unused;
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_CHECKING);
+	ksim_qp_trie_ref_mutant_no_rcu = true;
+	stale_reader_scenario();
+}
+
 KSIM_TEST(qp_ref_mutant_caught_checking)
 {
-	int status = -1;
-	pid_t pid;
+	int status = ksim_test_run_in_child(mutant_in_checking_mode, NULL);
 
-	ksim_rcu_quiesce();
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid == 0) {
-		struct rlimit none = { 0, 0 };
-		int fd = open("/dev/null", O_WRONLY);
-
-		setrlimit(RLIMIT_CORE, &none);
-		dup2(fd, STDERR_FILENO);
-		ksim_bpf_mem_set_mode(KSIM_BPF_MEM_CHECKING);
-		ksim_qp_trie_ref_mutant_no_rcu = true;
-		stale_reader_scenario();
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
+	KSIM_EXPECT(status != -1);
 	KSIM_EXPECT(!(WIFEXITED(status) && WEXITSTATUS(status) == 0),
 		    "checking mode did not catch the free without RCU (status %#x)", status);
 }

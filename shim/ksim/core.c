@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ksim/ksim.h>
@@ -244,6 +245,29 @@ void __ksim_yield_point(void)
 	x ^= x << 17;
 	if ((uint32_t)x < ksim_yield_threshold)
 		sched_yield();
+}
+
+int ksim_parse_seed(const char *prog, const char *arg)
+{
+	char *end;
+	uint64_t seed = strtoull(arg, &end, 0);
+
+	if (*end || !*arg) {
+		fprintf(stderr, "%s: --seed %s: not a number\n", prog, arg);
+		return -1;
+	}
+	ksim_set_seed(seed);
+	return 0;
+}
+
+void ksim_seed_default(void)
+{
+	struct timespec ts;
+
+	if (run_seed_set || getenv("KSIM_SEED"))
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ksim_set_seed((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid());
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;

@@ -147,9 +147,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	pthread_t tids[KSIM_STRESS_MAX_THREADS];
 	double fault_p = 0, yield_p = 0, t0, elapsed, next_progress;
 	unsigned long ops[KSIM_STRESS_MAX_ROLES] = { 0 }, checks = 0, problems, leaked;
-	bool seeded = false;
 	int c, nr = 0, nr_roles = 0;
-	char *end, *eq;
+	char *eq;
 	uint64_t seed = 0;
 
 	prog = argv[0];
@@ -187,12 +186,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 				return 2;
 			break;
 		case 's':
-			seed = strtoull(optarg, &end, 0);
-			if (*end || !*optarg) {
-				fprintf(stderr, "%s: --seed %s: not a number\n", prog, optarg);
+			if (ksim_parse_seed(prog, optarg))
 				return 2;
-			}
-			seeded = true;
 			break;
 		case 'f':
 			if (parse_double("--fault", optarg, &fault_p) || fault_p > 1) {
@@ -224,14 +219,9 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
 		return 2;
 	}
-	if (!seeded) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid();
-	}
-	ksim_set_seed(seed);
+	ksim_seed_default();
 	ksim_init();
+	seed = ksim_seed();
 	if (yield_p)
 		ksim_set_yield(yield_p);
 	for (int r = 0; r < nr_roles; r++)

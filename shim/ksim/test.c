@@ -8,10 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
+#include <ksim/rcu.h>
 #include <ksim/slab.h>
 #include <ksim/task.h>
 #include <ksim/test.h>
@@ -169,6 +173,32 @@ static bool run_one(const struct ksim_test *t, int idx, const struct ksim_fault_
 	return ok;
 }
 
+int ksim_test_run_in_child(void (*fn)(void *arg), void *arg)
+{
+	int status = -1;
+	pid_t pid;
+
+	ksim_rcu_quiesce();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit none = { 0, 0 };
+		int fd = open("/dev/null", O_WRONLY);
+
+		setrlimit(RLIMIT_CORE, &none);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		fn(arg);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
 static int cmp_test(const void *a, const void *b)
 {
 	const struct ksim_test *x = *(const struct ksim_test *const *)a;
@@ -193,9 +223,8 @@ int ksim_test_main(int argc, char **argv)
 	struct ksim_fault_config fault_cfg, *fault = NULL;
 	static char *names[MAX_TESTS];
 	int nr_names = 0, c, idx = 0, failed = 0, planned = 0;
-	bool list = false, all = false, seeded = false;
+	bool list = false, all = false;
 	char err[160];
-	char *end;
 
 	prog = argv[0];
 	while ((c = getopt_long(argc, argv, "lt:s:f:avqh", opts, NULL)) != -1) {
@@ -208,12 +237,8 @@ int ksim_test_main(int argc, char **argv)
 				names[nr_names++] = optarg;
 			break;
 		case 's':
-			ksim_set_seed(strtoull(optarg, &end, 0));
-			if (*end || !*optarg) {
-				fprintf(stderr, "%s: --seed %s: not a number\n", prog, optarg);
+			if (ksim_parse_seed(prog, optarg))
 				return 2;
-			}
-			seeded = true;
 			break;
 		case 'f':
 			if (ksim_fault_parse(optarg, &fault_cfg, err, sizeof(err))) {
@@ -243,12 +268,7 @@ int ksim_test_main(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
 		return 2;
 	}
-	if (!seeded && !getenv("KSIM_SEED")) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ksim_set_seed((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid());
-	}
+	ksim_seed_default();
 	ksim_init();
 	if (!fault && getenv("KSIM_FAULT") && *getenv("KSIM_FAULT")) {
 		ksim_fault_parse(getenv("KSIM_FAULT"), &fault_cfg, err, sizeof(err));

@@ -115,30 +115,16 @@ KSIM_TEST(warn_message)
 	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_WARN), base + 1);
 }
 
-/* Fork, run BUG_ON(@cond) in the child, return its wait status. */
+static void bug_on(void *cond)
+{
+	BUG_ON(*(int *)cond);
+	_exit(7);
+}
+
+/* Run BUG_ON(@cond) in a child, return its wait status. */
 static int bug_on_in_child(int cond)
 {
-	int status = -1;
-	pid_t pid;
-
-	ksim_rcu_quiesce();	/* no RCU worker thread across fork() */
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		struct rlimit none = { 0, 0 };
-		int fd = open("/dev/null", O_WRONLY);
-
-		setrlimit(RLIMIT_CORE, &none);
-		dup2(fd, STDERR_FILENO);
-		BUG_ON(cond);
-		_exit(7);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return status;
+	return ksim_test_run_in_child(bug_on, &cond);
 }
 
 KSIM_TEST(bug_on_aborts)

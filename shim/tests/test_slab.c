@@ -632,38 +632,32 @@ KSIM_TEST(leak_check_counts_live_objects)
  * leak check (the harness's own, at the end of the test) reads it.  Run in
  * a child so an AddressSanitizer report cannot take the whole binary down.
  */
+static void destroy_with_live_objects(void *unused)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	struct kmem_cache *c;
+	void *obj;
+
+	(void)unused;
+	ksim_problems_reset();
+	ksim_expect_problems(KSIM_P_LEAK, 2);
+	c = kmem_cache_create("test_destroy_live", 40, 0, 0, NULL);
+	obj = c ? kmem_cache_alloc(c, GFP_KERNEL) : NULL;
+	if (!obj)
+		_exit(3);
+	kmem_cache_destroy(c);
+	if (ksim_problem_count(KSIM_P_LEAK) != 1)
+		_exit(4);
+	/* the object is still live and must still be reported */
+	if (ksim_slab_leak_check(devnull) != 1)
+		_exit(5);
+}
+
 KSIM_TEST(destroy_with_live_objects_reports_leak)
 {
-	int status = 0;
-	pid_t pid;
+	int status = ksim_test_run_in_child(destroy_with_live_objects, NULL);
 
-	ksim_rcu_quiesce();	/* no RCU worker thread across fork() */
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	KSIM_ASSERT(pid >= 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		FILE *devnull = fopen("/dev/null", "w");
-		struct kmem_cache *c;
-		void *obj;
-
-		dup2(fd, STDERR_FILENO);
-		ksim_problems_reset();
-		ksim_expect_problems(KSIM_P_LEAK, 2);
-		c = kmem_cache_create("test_destroy_live", 40, 0, 0, NULL);
-		obj = c ? kmem_cache_alloc(c, GFP_KERNEL) : NULL;
-		if (!obj)
-			_exit(3);
-		kmem_cache_destroy(c);
-		if (ksim_problem_count(KSIM_P_LEAK) != 1)
-			_exit(4);
-		/* the object is still live and must still be reported */
-		if (ksim_slab_leak_check(devnull) != 1)
-			_exit(5);
-		_exit(0);
-	}
-	KSIM_ASSERT(waitpid(pid, &status, 0) == pid);
+	KSIM_ASSERT(status != -1);
 	/* exit 1: AddressSanitizer report (use after free of the cache) */
 	KSIM_EXPECT(WIFEXITED(status));
 	KSIM_EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), 0);

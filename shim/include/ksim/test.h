@@ -81,6 +81,15 @@ void ksim_test_fail(const char *file, int line, const char *cond,
  */
 int ksim_test_main(int argc, char **argv);
 
+/*
+ * Run @fn(@arg) in a forked child and return its wait status (-1 if fork or
+ * waitpid failed): for checks that are expected to abort or to be killed by
+ * a sanitizer (BUG(), use-after-free).  The child has no core dumps and its
+ * stderr goes to /dev/null; it exits 0 when @fn returns.  The RCU worker is
+ * stopped first, so no thread is lost across fork().
+ */
+int ksim_test_run_in_child(void (*fn)(void *arg), void *arg);
+
 /* Hooks a component may set before ksim_test_main(): per-test setup/teardown. */
 extern void (*ksim_test_setup_hook)(void);
 extern void (*ksim_test_teardown_hook)(void);
