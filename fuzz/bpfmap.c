@@ -479,21 +479,9 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 		want = key_invalid(key, klen);
 	else if (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())
 		want = -EINVAL;
-	else if (i >= 0)
-		want = flags == BPF_NOEXIST ? -EEXIST : 0;
-	else if (flags == BPF_EXIST)
-		want = -ENOENT;
-	else if (M.n >= M.max && !is(KSIM_BPF_KIND_LRU))
-		want = is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC;
 	else
-		want = 0;
-	if (err != want && i >= 0 && is(KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
-	    err == (flags == BPF_EXIST ? -ENOENT : 0)) {
-		/*
-		 * The kernel's LRU update pops a free node before it looks the
-		 * key up, and that may evict the key being updated: it then
-		 * behaves as for an absent key.
-		 */
+		want = ksim_bpf_update_expect(M.v->kind, i >= 0, flags, M.n, M.max);
+	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
 		mdel(i);
 		i = -1;
 		want = err;

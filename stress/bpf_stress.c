@@ -300,7 +300,7 @@ noinline void ksim_bpf_stress_read_reused_value(const u64 *p, u64 *out, u32 n)
 
 static bool full_error(int ret)
 {
-	return ret == (is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC);
+	return ret == ksim_bpf_full_error(V->kind);
 }
 
 /* Near full: other writers' operations in flight may hold the last slots. */

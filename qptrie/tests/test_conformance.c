@@ -243,23 +243,8 @@ static void one_op(struct ksim_rng *r)
 
 		gen_val(r, val);
 		err = ksim_bpf_map_update(M.map, key, klen, val, flags);
-		if (flags > BPF_EXIST)
-			want = -EINVAL;
-		else if (i >= 0)
-			want = flags == BPF_NOEXIST ? -EEXIST : 0;
-		else if (flags == BPF_EXIST)
-			want = -ENOENT;
-		else if (M.n >= M.map->max_entries && !is(KSIM_BPF_KIND_LRU))
-			want = is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC;
-		else
-			want = 0;
-		if (err != want && i >= 0 && is(KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
-		    err == (flags == BPF_EXIST ? -ENOENT : 0)) {
-			/*
-			 * Kernel LRU semantics: the update pops a free node
-			 * first, and that may evict the very key being updated;
-			 * it then behaves as for an absent key.
-			 */
+		want = ksim_bpf_update_expect(M.v->kind, i >= 0, flags, M.n, M.map->max_entries);
+		if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
 			mdel(i);
 			i = -1;
 			want = err;

@@ -165,7 +165,7 @@ static bool run(unsigned long nth)
 			full_err = !M.present[k] && !lru && count_present(&M) >= MAXE;
 			expect = f == BPF_NOEXIST && M.present[k] ? -EEXIST :
 				 f == BPF_EXIST && !M.present[k] ? -ENOENT :
-				 full_err ? (is(KSIM_BPF_KIND_HASH) ? -E2BIG : -ENOSPC) : 0;
+				 full_err ? ksim_bpf_full_error(V->kind) : 0;
 			if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect || (lru && expect == -EEXIST && !ret) ||
 				   (lru && f == BPF_EXIST && ret == -ENOENT)) {

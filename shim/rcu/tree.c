@@ -251,6 +251,15 @@ static void invoke_batch(struct ksim_rcu_batch *b)
 	pthread_mutex_unlock(&cb_lock);
 }
 
+/* One grace period, then the batch: the only path by which callbacks run. */
+static void run_after_grace_period(struct ksim_rcu_batch *b)
+{
+	urcu_memb_synchronize_rcu();
+	ksim_rcu_gp_done();
+	__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
+	invoke_batch(b);
+}
+
 static void *rcu_worker(void *arg)
 {
 	struct ksim_rcu_batch batch = { 0 };
@@ -271,11 +280,7 @@ static void *rcu_worker(void *arg)
 		cb_queue = empty;
 		cb_queue.nr = 0;
 		pthread_mutex_unlock(&cb_lock);
-
-		urcu_memb_synchronize_rcu();
-		ksim_rcu_gp_done();
-		__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
-		invoke_batch(&batch);
+		run_after_grace_period(&batch);
 	}
 	free(batch.cbs);
 	if (ksim_task()->urcu_registered)
@@ -334,10 +339,7 @@ void rcu_barrier(void)
 
 		cb_queue = (struct ksim_rcu_batch){ 0 };
 		pthread_mutex_unlock(&cb_lock);
-		urcu_memb_synchronize_rcu();
-		ksim_rcu_gp_done();
-		__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
-		invoke_batch(&batch);
+		run_after_grace_period(&batch);
 		free(batch.cbs);
 		pthread_mutex_lock(&cb_lock);
 	}

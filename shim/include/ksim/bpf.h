@@ -35,6 +35,43 @@ struct ksim_bpf_variant {
 #define KSIM_BPF_KIND_DYNPTR	0x10	/* variable-length dynptr keys, ordered walk */
 #define KSIM_BPF_KIND_KERNEL	0x20	/* code from the kernel tree (vs ours) */
 
+/*
+ * The update semantics every reference model shares (conformance tests, fuzz,
+ * stress, fault sweeps), as kernel/bpf/syscall.c and the maps define them.
+ * ksim_bpf_update_expect(): what an update must return for a valid key the
+ * model holds (@present) or not, with @n of @max entries in use.
+ */
+static inline int ksim_bpf_full_error(unsigned int kind)
+{
+	return kind & KSIM_BPF_KIND_HASH ? -E2BIG : -ENOSPC;
+}
+
+static inline int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags,
+					 unsigned int n, unsigned int max)
+{
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	if (present)
+		return flags == BPF_NOEXIST ? -EEXIST : 0;
+	if (flags == BPF_EXIST)
+		return -ENOENT;
+	if (n >= max && !(kind & KSIM_BPF_KIND_LRU))
+		return ksim_bpf_full_error(kind);
+	return 0;
+}
+
+/*
+ * Kernel LRU maps pop a free node before they look the key up, and that may
+ * evict the very key being updated: the update then returns what it would
+ * for an absent key.  True when @err is that case.
+ */
+static inline bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags,
+						    int err)
+{
+	return present && (kind & KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
+	       err == (flags == BPF_EXIST ? -ENOENT : 0);
+}
+
 /* The variants built into this binary (qptrie/variants.c), NULL-terminated. */
 extern const struct ksim_bpf_variant *const ksim_bpf_variants[];
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
