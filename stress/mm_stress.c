@@ -32,6 +32,7 @@
 #include <mm_sim/query.h>
 #include <ksim/stress.h>
 #include <ksim/fault.h>
+#include <ksim/sched.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -167,7 +168,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 
 		if (!mm)
 			return;
-		pthread_rwlock_wrlock(&s->lock);
+		ksim_sched_wrlock(&s->lock, "a process slot");
 		seq_begin(s);
 		s->mm = mm;
 		model_set(s, win_base[0], win_base[0] + WIN_PAGES * PG, 0, 0);
@@ -282,7 +283,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 			r = ksim_fork(s->mm, &child);
 			KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "fork = %ld", r);
 			if (!r) {
-				pthread_rwlock_wrlock(&c->lock);
+				ksim_sched_wrlock(&c->lock, "a process slot");
 				seq_begin(c);
 				c->mm = child;
 				for (long i = 0; i < NPAGES; i++) {
@@ -298,7 +299,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 	} else if (op == 14) {		/* exit */
 		struct mm_struct *mm;
 
-		pthread_rwlock_wrlock(&s->lock);
+		ksim_sched_wrlock(&s->lock, "a process slot");
 		mm = s->mm;
 		s->mm = NULL;
 		pthread_rwlock_unlock(&s->lock);
@@ -349,7 +350,7 @@ static void reader(struct ksim_stress_thread *t)
 		bool found;
 		long i = page_index(addr), j = -1;
 
-		pthread_rwlock_rdlock(&s->lock);
+		ksim_sched_rdlock(&s->lock, "a process slot");
 		if (!s->mm) {
 			pthread_rwlock_unlock(&s->lock);
 			continue;

@@ -5,6 +5,7 @@
 #include <execinfo.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <ksim/sched.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +238,11 @@ void __ksim_yield_point(void)
 {
 	/* Per-thread xorshift: cheap, and no shared state to race on. */
 	static __thread uint64_t x;
+
+	if (ksim_sched_enabled) {
+		ksim_sched_point(__builtin_return_address(0));
+		return;
+	}
 
 	if (!x)
 		x = (run_seed ^ (uint64_t)(uintptr_t)&x) | 1;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
+#include <ksim/sched.h>
 #include <ksim/slab.h>
 #include <ksim/stress.h>
 
@@ -78,10 +79,14 @@ static void *thread_main(void *arg)
 	struct ksim_stress_thread *t = arg;
 	struct ksim_stress *s = t->priv;
 
+	if (ksim_sched_enabled)
+		ksim_sched_enter(t->id);
 	t->priv = NULL;
 	rcu_register_thread();
 	s->roles[t->role].fn(t);
 	rcu_unregister_thread();
+	if (ksim_sched_enabled)
+		ksim_sched_exit();
 	return NULL;
 }
 
@@ -95,7 +100,8 @@ static double now(void)
 
 static void usage(struct ksim_stress *s, FILE *out)
 {
-	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P] [--yield P] [-v|-q]\n"
+	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P] [--yield P]\n"
+		"       [--sched P [--steps N]] [-v|-q]\n"
 		"%s\n  roles:", prog, s->what);
 	for (int r = 0; r < KSIM_STRESS_MAX_ROLES && s->roles[r].name; r++)
 		fprintf(out, " %s (default %d)", s->roles[r].name, s->roles[r].nr);
@@ -128,6 +134,42 @@ static int parse_count(const char *opt, const char *arg, int *out)
 	return 0;
 }
 
+/* What the progress tick reads (the main thread only). */
+static struct {
+	struct ksim_stress *s;
+	struct ksim_stress_thread *threads;
+	int nr, nr_roles;
+	double t0, next_progress;
+} run;
+
+/* Main thread, every ~20-50 ms: progress line, and the time limit. */
+static void tick(void)
+{
+	double elapsed = now() - run.t0;
+
+	if (duration && elapsed >= duration) {
+		if (ksim_sched_enabled)
+			ksim_sched_request_stop();
+		else
+			__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
+	}
+	if (elapsed < run.next_progress || !ksim_verbose)
+		return;
+	fprintf(stderr, "# %s: %.0f/%.0f s", run.s->name, elapsed, duration);
+	for (int r = 0; r < run.nr_roles; r++) {
+		unsigned long n = 0;
+
+		for (int i = 0; i < run.nr; i++)
+			if (run.threads[i].role == r)
+				n += __atomic_load_n(&run.threads[i].ops, __ATOMIC_RELAXED);
+		fprintf(stderr, " %s %.3g ops/s", run.s->roles[r].name, n / elapsed);
+	}
+	if (ksim_sched_enabled)
+		fprintf(stderr, " (step %lu)", ksim_sched_steps());
+	fprintf(stderr, "\n");
+	run.next_progress += 5;
+}
+
 int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -138,6 +180,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "yield", required_argument, NULL, 'y' },
+		{ "sched", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -145,7 +189,9 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	};
 	static struct ksim_stress_thread threads[KSIM_STRESS_MAX_THREADS];
 	pthread_t tids[KSIM_STRESS_MAX_THREADS];
-	double fault_p = 0, yield_p = 0, t0, elapsed, next_progress;
+	double fault_p = 0, yield_p = 0, sched_p = 0, t0, elapsed;
+	unsigned long max_steps = 0;
+	bool duration_set = false;
 	unsigned long ops[KSIM_STRESS_MAX_ROLES] = { 0 }, checks = 0, problems, leaked;
 	int c, nr = 0, nr_roles = 0;
 	char *eq;
@@ -184,7 +230,25 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		case 'd':
 			if (parse_double("-d", optarg, &duration))
 				return 2;
+			duration_set = true;
 			break;
+		case 'S':
+			if (parse_double("--sched", optarg, &sched_p) || sched_p == 0 || sched_p > 1) {
+				fprintf(stderr, "%s: --sched %s: expected a switch probability in (0, 1]\n",
+					prog, optarg);
+				return 2;
+			}
+			break;
+		case 'n': {
+			char *end;
+
+			max_steps = strtoul(optarg, &end, 0);
+			if (*end || !*optarg || !max_steps) {
+				fprintf(stderr, "%s: --steps %s: expected a positive step count\n", prog, optarg);
+				return 2;
+			}
+			break;
+		}
 		case 's':
 			if (ksim_parse_seed(prog, optarg))
 				return 2;
@@ -219,6 +283,18 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
 		return 2;
 	}
+	if (sched_p && yield_p) {
+		fprintf(stderr, "%s: --sched and --yield exclude each other (--sched decides every switch)\n",
+			prog);
+		return 2;
+	}
+	if (max_steps && !sched_p) {
+		fprintf(stderr, "%s: --steps needs --sched\n", prog);
+		return 2;
+	}
+	/* A step budget alone bounds a deterministic run: no clock unless asked. */
+	if (max_steps && !duration_set)
+		duration = 0;
 	ksim_seed_default();
 	ksim_init();
 	seed = ksim_seed();
@@ -230,7 +306,10 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		fprintf(stderr, "%s: %d threads: at most %d\n", prog, nr, KSIM_STRESS_MAX_THREADS);
 		return 2;
 	}
-	snprintf(replay, sizeof(replay), "%s -d %g -s %" PRIu64, prog, duration, seed);
+	if (sched_p)
+		snprintf(replay, sizeof(replay), "%s -s %" PRIu64, prog, seed);
+	else
+		snprintf(replay, sizeof(replay), "%s -d %g -s %" PRIu64, prog, duration, seed);
 	for (int r = 0; r < nr_roles; r++) {
 		size_t len = strlen(replay);
 
@@ -246,7 +325,17 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 
 		snprintf(replay + len, sizeof(replay) - len, " --yield %g", yield_p);
 	}
-	printf("# %s: seed %" PRIu64 " (replay: %s)\n", s->name, seed, replay);
+	if (sched_p) {
+		size_t len = strlen(replay);
+
+		snprintf(replay + len, sizeof(replay) - len, " --sched %g", sched_p);
+		printf("# %s: seed %" PRIu64 ", deterministic schedule (the replay command at the end names the step count)\n",
+		       s->name, seed);
+		/* Before setup: RCU then never starts its worker thread. */
+		ksim_sched_enable(seed, sched_p, max_steps, &ksim_stress_stop);
+	} else {
+		printf("# %s: seed %" PRIu64 " (replay: %s)\n", s->name, seed, replay);
+	}
 	fflush(stdout);
 
 	ksim_slab_mark();
@@ -268,6 +357,10 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 			t->id = nr;
 			ksim_rng_seed(&t->rng, seed ^ ((uint64_t)(r + 1) << 56) ^ ((uint64_t)i << 40));
 			t->priv = s;
+			if (ksim_sched_enabled && ksim_sched_add() != t->id) {
+				fprintf(stderr, "%s: scheduler slots out of step\n", prog);
+				exit(2);
+			}
 			if (pthread_create(&tids[nr], NULL, thread_main, t)) {
 				perror("pthread_create");
 				exit(2);
@@ -275,22 +368,18 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		}
 	}
 
-	t0 = now();
-	next_progress = 5;
-	while ((elapsed = now() - t0) < duration && ksim_stress_running()) {
-		usleep(20000);
-		if (elapsed >= next_progress && ksim_verbose) {
-			fprintf(stderr, "# %s: %.0f/%.0f s", s->name, elapsed, duration);
-			for (int r = 0; r < nr_roles; r++) {
-				unsigned long n = 0;
-
-				for (int i = 0; i < nr; i++)
-					if (threads[i].role == r)
-						n += __atomic_load_n(&threads[i].ops, __ATOMIC_RELAXED);
-				fprintf(stderr, " %s %.3g ops/s", s->roles[r].name, n / elapsed);
-			}
-			fprintf(stderr, "\n");
-			next_progress += 5;
+	run.s = s;
+	run.threads = threads;
+	run.nr = nr;
+	run.nr_roles = nr_roles;
+	run.t0 = t0 = now();
+	run.next_progress = 5;
+	if (ksim_sched_enabled) {
+		ksim_sched_run(tick);
+	} else {
+		while (now() - t0 < duration && ksim_stress_running()) {
+			usleep(20000);
+			tick();
 		}
 	}
 	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
@@ -314,9 +403,19 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	for (int r = 0; r < nr_roles; r++)
 		printf(" %ss=%d %s_ops_per_s=%.0f", s->roles[r].name, nr_threads[r], s->roles[r].name,
 		       ops[r] / elapsed);
-	printf(" checks=%lu failures=%lu problems=%lu leaked=%lu fault=%g yield=%g result=%s\n",
-	       checks, failures, problems, leaked, fault_p, yield_p,
-	       failures || problems ? "FAIL" : "PASS");
+	printf(" checks=%lu failures=%lu problems=%lu leaked=%lu fault=%g yield=%g",
+	       checks, failures, problems, leaked, fault_p, yield_p);
+	if (sched_p) {
+		unsigned long stop = ksim_sched_stop_step();
+		size_t len = strlen(replay);
+
+		printf(" sched=%g steps=%lu", sched_p, ksim_sched_steps());
+		/* The step at which the run stopped makes the replay exact; a run
+		 * that stopped on a failure never reaches its step count. */
+		snprintf(replay + len, sizeof(replay) - len, " --steps %lu",
+			 stop ? stop : ksim_sched_steps() + 1);
+	}
+	printf(" result=%s\n", failures || problems ? "FAIL" : "PASS");
 	if (failures || problems)
 		printf("# replay: %s\n", replay);
 	fflush(stdout);

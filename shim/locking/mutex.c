@@ -2,6 +2,7 @@
 /* Mutexes: may sleep (might_sleep() is checked), owner-tracked. */
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <ksim/sched.h>
 #include <ksim/task.h>
 
 void ksim_mutex_init(struct mutex *m, const char *name)
@@ -25,7 +26,10 @@ void ksim_mutex_lock(struct mutex *m, const char *file, int line)
 		ksim_lockdep_print_held_locks();
 		ksim_bug(file, line, "recursive mutex_lock of %s", m->dep_map.name);
 	}
-	pthread_mutex_lock(&m->__ksim_m);
+	if (ksim_sched_enabled)
+		ksim_sched_mutex_lock(&m->__ksim_m, "a mutex");
+	else
+		pthread_mutex_lock(&m->__ksim_m);
 	__atomic_store_n(&m->owner, ksim_task(), __ATOMIC_RELAXED);
 	ksim_lock_acquire(&m->dep_map, 0, KSIM_LOCK_MUTEX, file, line);
 }

@@ -2,6 +2,7 @@
 /* Read-write semaphores (see linux/rwsem.h for the model). */
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <ksim/sched.h>
 #include <ksim/task.h>
 
 void ksim_init_rwsem(struct rw_semaphore *sem, const char *name)
@@ -29,7 +30,7 @@ void ksim_down_read(struct rw_semaphore *sem, const char *file, int line)
 	check_recursion(sem, file, line);
 	pthread_mutex_lock(&sem->__ksim_m);
 	while (sem->count < 0 || sem->writers_waiting)
-		pthread_cond_wait(&sem->__ksim_c, &sem->__ksim_m);
+		ksim_sched_cond_wait(&sem->__ksim_c, &sem->__ksim_m, "an rwsem");
 	sem->count++;
 	pthread_mutex_unlock(&sem->__ksim_m);
 	ksim_lock_acquire(&sem->dep_map, 1, KSIM_LOCK_RWSEM, file, line);
@@ -71,7 +72,7 @@ void ksim_down_write(struct rw_semaphore *sem, const char *file, int line)
 	pthread_mutex_lock(&sem->__ksim_m);
 	sem->writers_waiting++;
 	while (sem->count != 0)
-		pthread_cond_wait(&sem->__ksim_c, &sem->__ksim_m);
+		ksim_sched_cond_wait(&sem->__ksim_c, &sem->__ksim_m, "an rwsem");
 	sem->writers_waiting--;
 	sem->count = -1;
 	__atomic_store_n(&sem->owner, ksim_task(), __ATOMIC_RELAXED);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/spinlock.h>
+#include <ksim/sched.h>
 #include <ksim/task.h>
 
 void ksim_spin_lock_init(raw_spinlock_t *lock, const char *name)
@@ -29,7 +30,10 @@ void ksim_spin_lock(raw_spinlock_t *lock, const char *file, int line)
 {
 	check_recursion(lock, file, line);
 	preempt_disable();
-	pthread_mutex_lock(&lock->__ksim_m);
+	if (ksim_sched_enabled)
+		ksim_sched_mutex_lock(&lock->__ksim_m, "a spinlock");
+	else
+		pthread_mutex_lock(&lock->__ksim_m);
 	__atomic_store_n(&lock->owner, ksim_task(), __ATOMIC_RELAXED);
 	ksim_lock_acquire(&lock->dep_map, 0, KSIM_LOCK_SPIN, file, line);
 }
@@ -75,7 +79,10 @@ void ksim_rwlock_init(rwlock_t *lock, const char *name)
 void ksim_read_lock(rwlock_t *lock, const char *file, int line)
 {
 	preempt_disable();
-	pthread_rwlock_rdlock(&lock->__ksim_rw);
+	if (ksim_sched_enabled)
+		ksim_sched_rdlock(&lock->__ksim_rw, "a read_lock");
+	else
+		pthread_rwlock_rdlock(&lock->__ksim_rw);
 	ksim_lock_acquire(&lock->dep_map, 1, KSIM_LOCK_RWLOCK, file, line);
 }
 
@@ -84,7 +91,10 @@ void ksim_write_lock(rwlock_t *lock, const char *file, int line)
 	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == ksim_task())
 		ksim_bug(file, line, "recursive write_lock of %s", lock->dep_map.name);
 	preempt_disable();
-	pthread_rwlock_wrlock(&lock->__ksim_rw);
+	if (ksim_sched_enabled)
+		ksim_sched_wrlock(&lock->__ksim_rw, "a write_lock");
+	else
+		pthread_rwlock_wrlock(&lock->__ksim_rw);
 	__atomic_store_n(&lock->owner, ksim_task(), __ATOMIC_RELAXED);
 	ksim_lock_acquire(&lock->dep_map, 0, KSIM_LOCK_RWLOCK, file, line);
 }

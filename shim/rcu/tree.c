@@ -63,6 +63,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <ksim/rcu.h>
+#include <ksim/sched.h>
 
 #ifdef KSIM_TSAN
 void __tsan_acquire(void *addr);
@@ -144,8 +145,10 @@ void ksim_rcu_read_lock(int *nesting)
 
 	ensure_registered(t);
 	ksim_yield_point();
-	if (t->rcu_urcu_nesting++ == 0)
+	if (t->rcu_urcu_nesting++ == 0) {
+		t->rcu_sections++;
 		urcu_memb_read_lock();
+	}
 	(*nesting)++;
 }
 
@@ -192,7 +195,15 @@ static void check_may_wait(const char *what)
 void synchronize_rcu(void)
 {
 	check_may_wait("synchronize_rcu()");
-	urcu_memb_synchronize_rcu();
+	if (ksim_sched_enabled) {
+		struct ksim_sched_gp gp;
+
+		ksim_sched_gp_start(&gp);
+		while (!ksim_sched_gp_done(&gp))
+			ksim_sched_block("synchronize_rcu()");
+	} else {
+		urcu_memb_synchronize_rcu();
+	}
 	ksim_rcu_gp_done();
 }
 
@@ -305,7 +316,7 @@ static void enqueue(struct rcu_head *head, rcu_callback_t func)
 	}
 	cb_queue.cbs[cb_queue.nr++] = (struct ksim_rcu_cb){ head, func };
 	cb_queued++;
-	if (!worker_running && !cb_inline) {
+	if (!worker_running && !cb_inline && !ksim_sched_enabled) {
 		worker_stop = false;
 		if (pthread_create(&worker, NULL, rcu_worker, NULL)) {
 			perror("ksim: rcu worker");
@@ -327,6 +338,8 @@ void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr)
 	enqueue(head, (rcu_callback_t)(unsigned long)((char *)head - (char *)ptr));
 }
 
+void ksim_rcu_sched_poll(void);
+
 void rcu_barrier(void)
 {
 	unsigned long target;
@@ -344,9 +357,59 @@ void rcu_barrier(void)
 		pthread_mutex_lock(&cb_lock);
 	}
 	target = cb_queued;
+	while (ksim_sched_enabled && cb_invoked < target) {
+		pthread_mutex_unlock(&cb_lock);
+		ksim_rcu_sched_poll();
+		pthread_mutex_lock(&cb_lock);
+		if (cb_invoked < target)
+			ksim_sched_cond_wait(&cb_done, &cb_lock, "rcu_barrier()");
+	}
 	while (cb_invoked < target)
 		pthread_cond_wait(&cb_done, &cb_lock);
 	pthread_mutex_unlock(&cb_lock);
+}
+
+/*
+ * Deterministic scheduling (ksim/sched.h): no worker.  At a clean yield point
+ * the baton holder ends the batch's grace period if every reader that was
+ * inside a section when it started has left it, runs the batch, and starts
+ * the next batch's grace period.
+ */
+static struct ksim_rcu_batch sched_batch;
+static struct ksim_sched_gp sched_gp;
+static bool sched_waiting;
+
+void ksim_rcu_sched_poll(void)
+{
+	for (;;) {
+		struct ksim_rcu_batch batch;
+
+		pthread_mutex_lock(&cb_lock);
+		if (sched_waiting) {
+			pthread_mutex_unlock(&cb_lock);
+			if (!ksim_sched_gp_done(&sched_gp))
+				return;
+			pthread_mutex_lock(&cb_lock);
+			batch = sched_batch;
+			sched_batch = (struct ksim_rcu_batch){ 0 };
+			sched_waiting = false;
+			pthread_mutex_unlock(&cb_lock);
+			ksim_rcu_gp_done();
+			__atomic_add_fetch(&grace_periods, 1, __ATOMIC_RELAXED);
+			invoke_batch(&batch);
+			free(batch.cbs);
+			continue;
+		}
+		if (!cb_queue.nr) {
+			pthread_mutex_unlock(&cb_lock);
+			return;
+		}
+		sched_batch = cb_queue;
+		cb_queue = (struct ksim_rcu_batch){ 0 };
+		sched_waiting = true;
+		pthread_mutex_unlock(&cb_lock);
+		ksim_sched_gp_start(&sched_gp);
+	}
 }
 
 void ksim_rcu_quiesce(void)

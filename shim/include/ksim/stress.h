@@ -69,6 +69,9 @@ static inline bool ksim_stress_running(void)
 {
 	extern int ksim_stress_stop;
 
+	/* Each round of a thread's loop is a yield point: a loop that finds no
+	 * work (and so calls no kernel code) must still let others run. */
+	ksim_yield_point();
 	return !__atomic_load_n(&ksim_stress_stop, __ATOMIC_ACQUIRE);
 }
 

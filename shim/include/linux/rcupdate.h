@@ -131,9 +131,11 @@ void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr);
 
 /*
  * Dereferences are acquire loads (stronger than the kernel's address
- * dependency, same effect on x86-64, and visible to ThreadSanitizer).
+ * dependency, same effect on x86-64, and visible to ThreadSanitizer), and
+ * yield points: a lockless reader's loads are where a writer can get between
+ * (stress --yield/--sched).
  */
-#define __ksim_rcu_load(p)	smp_load_acquire(&(p))
+#define __ksim_rcu_load(p)	({ ksim_yield_point(); smp_load_acquire(&(p)); })
 
 #define rcu_dereference_raw(p)		__ksim_rcu_load(p)
 #define rcu_dereference_raw_check(p)	__ksim_rcu_load(p)
