@@ -19,8 +19,10 @@
 #define SHARED_RW	(ANON_RW | KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
 #define STACK		(ANON_RW | KSIM_VM_GROWSDOWN)
 
+#include "test_mm_sim.h"
+
 /* Check one mm and the global state; a violation fails the test. */
-static void check(struct mm_struct *mm, const char *what)
+void check(struct mm_struct *mm, const char *what)
 {
 	unsigned long bad = mm ? ksim_mm_check(mm) : 0;
 
@@ -29,7 +31,7 @@ static void check(struct mm_struct *mm, const char *what)
 		ksim_test_fail(__FILE__, __LINE__, "invariants", "%lu violations after %s", bad, what);
 }
 
-static void check_all_freed(void)
+void check_all_freed(void)
 {
 	KSIM_EXPECT(ksim_mm_check_all_freed() == 0);
 }
@@ -324,12 +326,7 @@ KSIM_TEST(random_ops)
 
 /* ---- fork failure-path sweeps ---- */
 
-struct site_acc {
-	char name[64];
-	unsigned long reached, failed;
-};
-
-static void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
+void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
 {
 	struct ksim_fault_site_stats st[64];
 	unsigned int n = ksim_fault_sites(st, 64), i, j;
