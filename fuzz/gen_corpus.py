@@ -136,7 +136,7 @@ def dict_maple():
 
 # ---- mm (fuzz/mm.c) ----
 
-MM_OPS = ["mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all"]
+MM_OPS = ["mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all", "mremap"]
 MOP = {n: i for i, n in enumerate(MM_OPS)}
 R, W, X, SHARED, FILE, FILE_B, DONTCOPY, WIPE = 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80
 NORESERVE, NO_MAYWRITE, NO_MAYEXEC = 4, 8, 0x10   # flags byte bits (mmap)
@@ -176,6 +176,14 @@ def touch(proc, page, count=1, stride=1, win=0, write=False, fault=NOFAULT):
 
 def fork(proc, child, fault=NOFAULT):
     return mop("fork", proc, child << 2, fault)
+
+
+IN_PLACE, MOVE_FIXED, DONTUNMAP_FIXED, SAME_LEN = 0, 1, 2, 3   # mremap modes (flags bits 2-3)
+
+
+def mremap(proc, mode, page, old_pages, new_pages, new_page=0, win=0, new_win=0, fault=NOFAULT):
+    return mop("mremap", proc, mode << 2, fault, maddr(page, win) + bytes([old_pages - 1, new_pages - 1])
+               + maddr(new_page, new_win))
 
 
 def gen_mm():
@@ -225,6 +233,27 @@ def gen_mm():
                 munmap(0, 20, 200, fault=f), mprotect(0, R, 500, 30, fault=f),
                 mprotect(0, RW, 0, 10, fault=f), brk(0, 30, fault=f), brk(0, -10, fault=f),
                 fork(0, 3, fault=f), mop("unmap_all", 0, fault=f), mop("exit", 3)])
+        seeds[f"mremap-{cfg}"] = c + shape + b"".join([
+            mremap(0, IN_PLACE, 500, 40, 60), touch(0, 545, 4, 3, write=True),    # grow in place
+            mremap(0, IN_PLACE, 500, 60, 30),                                      # shrink
+            mremap(0, IN_PLACE, 16, 64, 70),                                       # blocked: -ENOMEM
+            mremap(0, MOVE_FIXED, 16, 64, 64, 600),                                # move, 2 MiB crossed
+            mremap(0, MOVE_FIXED, 600, 64, 32, 10, new_win=1),                     # shrink, to the pgd window
+            mremap(0, DONTUNMAP_FIXED, 200, 8, 8, 700),                            # shared anon
+            mremap(0, MOVE_FIXED, 220, 8, 12, 0),                                  # file, over text
+            mremap(0, SAME_LEN, 80, 32, 32), mremap(0, SAME_LEN, 900, 2, 2),       # no-op, -EFAULT
+            mremap(0, MOVE_FIXED, 80, 32, 32, 90),                                 # overlap: -EINVAL
+            fork(0, 1), mremap(1, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1),
+            touch(1, 0, 16, 7, win=1, write=True), mop("exit", 0)])
+        # mremap failures: equal lengths (a growth by a move hits the known commit
+        # leak, fuzz/known/mm/mremap-grow-commit-leak)
+        for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xe5, "6th"), (0xf1, "2nd-x3")):
+            seeds[f"mremap-fault-{tag}-{cfg}"] = c + shape + b"".join([
+                mremap(0, MOVE_FIXED, 16, 64, 64, 600, fault=f),
+                mremap(0, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1, fault=f),
+                mremap(0, DONTUNMAP_FIXED, 200, 8, 8, 700, fault=f),
+                mremap(0, MOVE_FIXED, 500, 40, 20, 300, fault=f),
+                mremap(0, IN_PLACE, 80, 32, 16, fault=f)])
     return seeds
 
 
@@ -232,7 +261,11 @@ def known_mm():
     """Inputs that hit kernel bugs (fuzz/known/mm/)."""
     return {"mmap-fixed-abort-commit-leak": bytes([0]) + b"".join([
         mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True),
-        mmap(0, R | W, 5, 10, fault=0xf3)])}
+        mmap(0, R | W, 5, 10, fault=0xf3)]),
+            # a VM_ACCOUNT mapping grown by a move whose page-table allocation fails
+            "mremap-grow-commit-leak": bytes([0]) + b"".join([
+        mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True),
+        mremap(0, MOVE_FIXED, 0, 10, 20, 0, new_win=1, fault=0xe3)])}
 
 
 def dict_mm():

@@ -20,6 +20,11 @@
  *             flags bit 2: write)
  *   fork      (flags bits 2-3: child slot)
  *   exit, new, unmap_all
+ *   mremap    addr:u16 old_len:u8 new_len:u8 new_addr:u16 (6.12; flags bits
+ *             2-3: 0 in place (no flags), 1 MREMAP_MAYMOVE|FIXED to new_addr,
+ *             2 the same with MREMAP_DONTUNMAP (new_len = old_len), 3 in
+ *             place with new_len = old_len).  Moves stay in the windows:
+ *             a MAYMOVE without FIXED would go to mmap_base, outside them.
  *
  * flags bits 0-1 pick the process (4 slots).  addr bit 15 picks one of two
  * windows of 1,280 pages: 2 MiB below the 1 GiB boundary (a pud boundary)
@@ -42,6 +47,14 @@
  *     VMA it failed on, like the kernel); a failed MAP_FIXED mmap leaves
  *     the range as it was or unmapped (vms_abort_munmap_vmas() leaves a
  *     hole once the old ptes are gone);
+ *   - mremap: the kernel's result decides the path, the model checks it:
+ *     a success moved the model's pages (flags, file; pgoff carried, or the
+ *     new address for an anonymous VMA never faulted, as copy_vma() does)
+ *     and left the old range unmapped (DONTUNMAP: mapped, as it was, and
+ *     empty of pages), grew in place into unmapped pages only, or shrank;
+ *     the page contents (pfns) moved with their addresses.  A failure is
+ *     -EFAULT/-EINVAL/-ENOMEM; it changed nothing but what mremap_to()
+ *     unmaps first (the destination, the tail of a shrink);
  *   - at the end: every process exits, nothing is left (mms, page tables,
  *     files, commit charge), and the framework's slab leak check.
  *
@@ -76,11 +89,11 @@ static const unsigned long win_base[NWIN] = { 0x3fe00000UL, 0x7fffe00000UL };
 
 enum {
 	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_BRK, OP_TOUCH, OP_FORK, OP_EXIT, OP_NEW,
-	OP_UNMAP_ALL, OP_NR,
+	OP_UNMAP_ALL, OP_MREMAP, OP_NR,
 };
 
 static const char *const op_names[OP_NR] = {
-	"mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all",
+	"mmap", "munmap", "mprotect", "brk", "touch", "fork", "exit", "new", "unmap_all", "mremap",
 };
 
 /* One page of the model: flags == 0 means unmapped (mapped pages have VM_MAYREAD). */
@@ -124,7 +137,7 @@ static unsigned long page_addr(long i)
 /* ---- decoding ---- */
 
 /* Argument bytes per op: skipped ops consume theirs, so the layout is fixed. */
-static const int op_args[OP_NR] = { 5, 3, 4, 1, 3, 0, 0, 0, 0 };
+static const int op_args[OP_NR] = { 5, 3, 4, 1, 3, 0, 0, 0, 0, 6 };
 static size_t fault_pos;
 static unsigned long last_failures;
 
@@ -547,6 +560,93 @@ static void op_new(struct ksim_fuzz_in *in, int slot)
 	memset(p->pg, 0, sizeof(p->pg));
 }
 
+static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
+{
+	static const unsigned long modes[4] = { 0, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
+		KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED | KSIM_MREMAP_DONTUNMAP, 0 };
+	int mode = (flags >> 2) & 3;
+	unsigned long addr = dec_addr(in), old_len = dec_len(in), new_len = dec_len(in);
+	unsigned long new_addr = dec_addr(in), mf = modes[mode], n, k;
+	static unsigned long pfn[256];
+	long r;
+
+	if (mode >= 2)
+		new_len = old_len;
+	n = (old_len < new_len ? old_len : new_len) / PG;
+	KSIM_FUZZ_TRACE("  mremap [%#lx, +%#lx) -> %#lx bytes, flags %#lx, new_addr %#lx\n",
+			addr, old_len, new_len, mf, new_addr);
+	memcpy(before, p->pg, sizeof(before));
+	read_kernel(p, kpages);		/* anon_vma: an unfaulted anonymous VMA moves its pgoff */
+	for (k = 0; k < n; k++)
+		pfn[k] = ksim_mm_pfn(p->mm, addr + k * PG);
+	arm(in);
+	r = ksim_mremap(p->mm, addr, old_len, new_len, mf, new_addr);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %#lx\n", r);
+	if (r < 0) {
+		KSIM_FUZZ_CHECK(r == -EFAULT || r == -EINVAL || r == -ENOMEM, "mremap = %ld", r);
+		KSIM_FUZZ_CHECK(r != -EFAULT || !before[page_index(addr)].flags || mode != 3,
+				"mremap of a mapped page = -EFAULT");
+		read_kernel(p, kpages);
+		for (long i = 0; i < NPAGES; i++) {
+			unsigned long a = page_addr(i);
+			bool may_go = (mf & KSIM_MREMAP_FIXED) &&
+				((a >= new_addr && a < new_addr + new_len) ||
+				 (a >= addr + new_len && a < addr + old_len));
+
+			KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]) || (may_go && !kpages[i].flags),
+					"failed mremap changed page %#lx", a);
+		}
+		memcpy(p->pg, kpages, sizeof(kpages));
+		return;
+	}
+	if ((unsigned long)r == addr) {
+		/* in place: shrink, or grow into unmapped pages with the last page's mapping */
+		struct mpage last = before[page_index(addr + old_len - PG)];
+
+		KSIM_FUZZ_CHECK(!(mf & KSIM_MREMAP_FIXED), "MREMAP_FIXED mremap stayed in place");
+		if (new_len < old_len)
+			set_range(p, addr + new_len, addr + old_len, 0, NULL, 0);
+		for (unsigned long a = addr + old_len; a < addr + new_len; a += PG) {
+			KSIM_FUZZ_CHECK(!before[page_index(a)].flags, "grew in place over page %#lx", a);
+			last.pgoff++;
+			p->pg[page_index(a)] = last;
+		}
+	} else {
+		struct mpage first = before[page_index(addr)];
+		bool unfaulted = !first.file && !kpages[page_index(addr)].anon_vma;
+
+		KSIM_FUZZ_CHECK((mf & KSIM_MREMAP_FIXED) && (unsigned long)r == new_addr,
+				"mremap moved to %#lx (flags %#lx, new_addr %#lx)", r, mf, new_addr);
+		KSIM_FUZZ_CHECK(first.flags, "mremap moved an unmapped page %#lx", addr);
+		for (k = 0; k < old_len / PG; k++)	/* one VMA: consecutive pgoffs */
+			KSIM_FUZZ_CHECK(page_eq(&before[page_index(addr + k * PG)],
+						&(struct mpage){ first.flags, first.pgoff + k, first.file }),
+					"mremap moved [%#lx, +%#lx), not one mapping", addr, old_len);
+		set_range(p, new_addr, new_addr + new_len, 0, NULL, 0);
+		if (!(mf & KSIM_MREMAP_DONTUNMAP))
+			set_range(p, addr, addr + old_len, 0, NULL, 0);
+		set_range(p, r, r + new_len, first.flags, first.file,
+			  unfaulted ? (unsigned long)r / PG : first.pgoff);
+		if (mf & KSIM_MREMAP_DONTUNMAP) {
+			/* the old VMA stays; an anonymous one that was exactly the range gets pgoff = start */
+			read_kernel(p, kpages);
+			for (k = 0; k < n; k++) {
+				long i = page_index(addr + k * PG);
+
+				KSIM_FUZZ_CHECK(ksim_mm_pfn(p->mm, addr + k * PG) == 0,
+						"DONTUNMAP left a page at %#lx", addr + k * PG);
+				if (!first.file && kpages[i].pgoff == (addr + k * PG) / PG)
+					p->pg[i].pgoff = kpages[i].pgoff;
+			}
+		}
+	}
+	for (k = 0; k < n; k++)
+		KSIM_FUZZ_CHECK(ksim_mm_pfn(p->mm, r + k * PG) == pfn[k],
+				"mremap to %#lx: page %lu holds pfn %#lx, was %#lx", r, k,
+				ksim_mm_pfn(p->mm, r + k * PG), pfn[k]);
+}
+
 static void run_op(struct ksim_fuzz_in *in)
 {
 	uint8_t opc = ksim_fuzz_u8(in) % OP_NR, flags = ksim_fuzz_u8(in);
@@ -562,7 +662,8 @@ static void run_op(struct ksim_fuzz_in *in)
 		KSIM_FUZZ_TRACE("  %s, skipped\n", p->mm ? "slot taken" : "no process");
 		goto out;
 	}
-	if (!vma_c && (opc == OP_MUNMAP || opc == OP_MPROTECT || opc == OP_BRK || opc == OP_UNMAP_ALL)) {
+	if (!vma_c && (opc == OP_MUNMAP || opc == OP_MPROTECT || opc == OP_BRK || opc == OP_UNMAP_ALL ||
+		       opc == OP_MREMAP)) {
 		KSIM_FUZZ_TRACE("  no mm/vma.c in this tree: skipped\n");
 		goto out;
 	}
@@ -594,6 +695,9 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	case OP_NEW:
 		op_new(in, slot);
+		break;
+	case OP_MREMAP:
+		op_mremap(in, p, flags);
 		break;
 	case OP_UNMAP_ALL:
 		for (int w = 0; w < NWIN; w++)

@@ -9,6 +9,8 @@
  *                                      time from kernel/fork.c, mm/rmap.c,
  *                                      mm/memory.c, mm/mmap.c
  *                                      (mm-sim/extract/functions.txt)
+ *   mm_mremap_gen.c (6.12)             mm/mremap.c, syscall included, and
+ *                                      its helpers (extract/mremap.txt)
  *
  * Static kernel functions the simulator drives (dup_mmap) get a ksim_
  * wrapper at the end; the kernel's static caches are defined here, as the
@@ -27,6 +29,18 @@ static struct kmem_cache *anon_vma_chain_cachep;
 #endif
 
 #include "mm_extract_gen.c"
+
+#if KSIM_KVER_CODE >= 0x060c00
+/* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
+#include <mm_sim/mremap.h>
+#include "mm_mremap_gen.c"
+
+long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new_len,
+		    unsigned long flags, unsigned long new_addr)
+{
+	return ksim_sys_mremap(addr, old_len, new_len, flags, new_addr);
+}
+#endif
 
 int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {

@@ -77,6 +77,7 @@ struct mm_struct *ksim_mm_new(void)
 	atomic_set(&mm->mm_users, 1);
 	atomic_set(&mm->mm_count, 1);
 	mm->task_size = TASK_SIZE;
+	mm->mmap_base = KSIM_MMAP_BASE;		/* bottom-up layout from here (get_unmapped_area) */
 	mm->pgd = pgd_alloc(mm);
 	if (!mm->pgd) {
 		free(mm);
@@ -244,6 +245,28 @@ out:
 	mmap_write_unlock(mm);
 	ksim_set_current(NULL);
 	return error;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * mremap(2): the syscall body itself (SYSCALL_DEFINE5(mremap), extracted
+ * from mm/mremap.c) takes mmap_write_lock(current->mm) and returns the new
+ * address or -errno.  Only 6.12 (mm/vma.c: copy_vma(), vma_merge_extend()).
+ */
+long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new_len,
+		    unsigned long flags, unsigned long new_addr);
+long ksim_mremap(struct mm_struct *mm, unsigned long old_addr, unsigned long old_len,
+		 unsigned long new_len, unsigned long flags, unsigned long new_addr)
+{
+#if KSIM_KVER_CODE >= 0x060c00
+	long ret;
+
+	ksim_set_current(mm);
+	ret = ksim_do_mremap(old_addr, old_len, new_len, flags, new_addr);
+	ksim_set_current(NULL);
+	return ret;
 #else
 	return -ENOSYS;
 #endif
@@ -803,9 +826,11 @@ unsigned long ksim_mm_snapshot_compare(struct ksim_mm_snapshot *s, struct mm_str
 	unsigned long bad = 0, i;
 
 	CHECK(!memcmp(&s->info, &now->info, sizeof(s->info)),
-	      "mm %d changed: map_count %d -> %d, total_vm %lu -> %lu, rss %ld -> %ld, ptes %ld -> %ld",
+	      "mm %d changed: map_count %d -> %d, total_vm %lu -> %lu, data_vm %lu -> %lu, rss %ld -> %ld, "
+	      "pte/pmd/pud tables %ld/%ld/%ld -> %ld/%ld/%ld",
 	      mm->ksim_id, s->info.map_count, now->info.map_count, s->info.total_vm, now->info.total_vm,
-	      s->info.rss, now->info.rss, s->info.nr_ptes, now->info.nr_ptes);
+	      s->info.data_vm, now->info.data_vm, s->info.rss, now->info.rss, s->info.nr_ptes,
+	      s->info.nr_pmds, s->info.nr_puds, now->info.nr_ptes, now->info.nr_pmds, now->info.nr_puds);
 	CHECK(s->nr_vmas == now->nr_vmas, "mm %d: %lu VMAs before, %lu after", mm->ksim_id,
 	      s->nr_vmas, now->nr_vmas);
 	for (i = 0; !bad && i < s->nr_vmas; i++)

@@ -133,6 +133,22 @@ unsigned long ksim_pt_live_mm(const struct mm_struct *mm)
 	return n;
 }
 
+/* An upper-level entry about to point at @table (mremap moves tables between slots). */
+void ksim_pt_check_populate(struct mm_struct *mm, void *table, enum ksim_pt_level level,
+			    const char *file, int line)
+{
+	struct mm_struct *owner;
+	enum ksim_pt_level found;
+
+	if (!ksim_pt_lookup(table, &owner, &found))
+		ksim_problem(KSIM_P_TEST, file, line, "%s table %p installed but not a live page-table page",
+			     ksim_pt_level_names[level], table);
+	else if (owner != mm || found != level)
+		ksim_problem(KSIM_P_TEST, file, line, "table %p installed as %s of mm %d, it is a %s of mm %d",
+			     table, ksim_pt_level_names[level], mm->ksim_id, ksim_pt_level_names[found],
+			     owner->ksim_id);
+}
+
 void ksim_pt_bad(const char *level, unsigned long val, const char *file, int line)
 {
 	ksim_problem(KSIM_P_TEST, file, line, "bad %s entry %#lx", level, val);
@@ -252,6 +268,7 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 
 /* ---- files ---- */
 static LIST_HEAD(ksim_files);
+static const struct file_operations ksim_file_ops;
 
 struct file *ksim_file_open(const char *name)
 {
@@ -259,6 +276,7 @@ struct file *ksim_file_open(const char *name)
 
 	BUG_ON(!f);
 	atomic_long_set(&f->f_count, 1);
+	f->f_op = &ksim_file_ops;
 	f->f_mapping = &f->ksim_mapping;
 	f->ksim_mapping.i_mmap = RB_ROOT_CACHED;
 	init_rwsem(&f->ksim_mapping.i_mmap_rwsem);

@@ -76,3 +76,50 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 	rcu_read_unlock();
 	return torn ? -1 : n;
 }
+
+/* The page mapped at @addr (its fake pfn), 0 if none; under mmap_read_lock. */
+unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr)
+{
+	pte_t *ksim_pte_lookup(struct mm_struct *mm, unsigned long addr);
+	unsigned long pfn = 0;
+	pte_t *pte;
+
+	mmap_read_lock(mm);
+	spin_lock(&mm->page_table_lock);
+	pte = ksim_pte_lookup(mm, addr & PAGE_MASK);
+	if (pte && !pte_none(*pte))
+		pfn = pte_pfn(*pte);
+	spin_unlock(&mm->page_table_lock);
+	mmap_read_unlock(mm);
+	return pfn;
+}
+
+/* The page-table page covering @addr at @level (0 pud table, 1 pmd table, 2 pte table), or NULL. */
+const void *ksim_mm_pt_table(struct mm_struct *mm, unsigned long addr, int level)
+{
+	p4d_t *p4d = p4d_offset(pgd_offset(mm, addr), addr);
+	const void *t = NULL;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	mmap_read_lock(mm);
+	if (p4d_none(*p4d))
+		goto out;
+	if (level == 0) {
+		t = p4d_ksim_table(*p4d);
+		goto out;
+	}
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud))
+		goto out;
+	if (level == 1) {
+		t = pud_ksim_table(*pud);
+		goto out;
+	}
+	pmd = pmd_offset(pud, addr);
+	if (!pmd_none(*pmd))
+		t = pmd_ksim_table(*pmd);
+out:
+	mmap_read_unlock(mm);
+	return t;
+}

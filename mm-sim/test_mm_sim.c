@@ -8,6 +8,7 @@
 #include <ksim/fault.h>
 #include <ksim/slab.h>
 #include <mm_sim/sim.h>
+#include <mm_sim/query.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,10 @@
 #define SHARED_RW	(ANON_RW | KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
 #define STACK		(ANON_RW | KSIM_VM_GROWSDOWN)
 
+#include "test_mm_sim.h"
+
 /* Check one mm and the global state; a violation fails the test. */
-static void check(struct mm_struct *mm, const char *what)
+void check(struct mm_struct *mm, const char *what)
 {
 	unsigned long bad = mm ? ksim_mm_check(mm) : 0;
 
@@ -29,7 +32,7 @@ static void check(struct mm_struct *mm, const char *what)
 		ksim_test_fail(__FILE__, __LINE__, "invariants", "%lu violations after %s", bad, what);
 }
 
-static void check_all_freed(void)
+void check_all_freed(void)
 {
 	KSIM_EXPECT(ksim_mm_check_all_freed() == 0);
 }
@@ -206,6 +209,65 @@ KSIM_TEST(ops_vma_c)
 	check_all_freed();
 }
 
+/*
+ * One random mremap (in place, MAYMOVE, FIXED, DONTUNMAP) in the windows;
+ * on success the pages moved with their addresses: the pfn at the result
+ * + k is the one that was at @addr + k, and a moved-from range is unmapped
+ * (DONTUNMAP: mapped and empty).  Errors must be ones the syscall returns.
+ */
+static unsigned long mremap_moved, mremap_in_place;
+
+static void random_mremap(struct ksim_rng *rng, struct mm_struct *mm, unsigned long addr,
+			  unsigned long old_len)
+{
+	static const unsigned long modes[] = { 0, KSIM_MREMAP_MAYMOVE,
+		KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
+		KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED | KSIM_MREMAP_DONTUNMAP,
+		KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_DONTUNMAP };
+	unsigned long flags = modes[ksim_rng_below(rng, 5)];
+	unsigned long new_len = (1 + ksim_rng_below(rng, 600)) * PG, n, k, *before;
+	unsigned long base = ksim_rng_below(rng, 2) ? 0x3fe00000UL : 0x7fffe00000UL;
+	unsigned long new_addr = base + ksim_rng_below(rng, 1024) * PG;
+	long r;
+
+	struct ksim_vma_info vi;
+
+	/* mostly a range inside one VMA (the rest: whatever the address hits) */
+	if (ksim_rng_below(rng, 4) && ksim_mm_find_vma(mm, addr, &vi)) {
+		unsigned long pages = (vi.end - vi.start) / PG, off = ksim_rng_below(rng, 2) ?
+			0 : ksim_rng_below(rng, pages);
+
+		addr = vi.start + off * PG;
+		old_len = (ksim_rng_below(rng, 2) ? pages - off : 1 + ksim_rng_below(rng, pages - off)) * PG;
+	}
+	if (flags & KSIM_MREMAP_DONTUNMAP)
+		new_len = old_len;
+	n = (old_len < new_len ? old_len : new_len) / PG;
+	before = calloc(n, sizeof(*before));
+	for (k = 0; k < n; k++)
+		before[k] = ksim_mm_pfn(mm, addr + k * PG);
+	r = ksim_mremap(mm, addr, old_len, new_len, flags, new_addr);
+	KSIM_EXPECT(r >= 0 || r == -EINVAL || r == -EFAULT || r == -ENOMEM, "mremap: %ld", r);
+	if (r >= 0) {
+		if ((unsigned long)r == addr)
+			mremap_in_place++;
+		else
+			mremap_moved++;
+		for (k = 0; k < n; k++)
+			KSIM_EXPECT(ksim_mm_pfn(mm, r + k * PG) == before[k],
+				    "mremap(%#lx, %#lx, %#lx, %#lx, %#lx) = %#lx: page %lu holds pfn %#lx, was %#lx",
+				    addr, old_len, new_len, flags, new_addr, r, k, ksim_mm_pfn(mm, r + k * PG),
+				    before[k]);
+		if ((unsigned long)r != addr) {
+			for (k = 0; k < old_len / PG; k++)
+				KSIM_EXPECT(!ksim_mm_pfn(mm, addr + k * PG), "moved-from page %#lx still mapped",
+					    addr + k * PG);
+			KSIM_EXPECT(!(flags & KSIM_MREMAP_FIXED) || (unsigned long)r == new_addr);
+		}
+	}
+	free(before);
+}
+
 /* Random operations on a handful of processes, invariants after each. */
 #define NPROC 6
 KSIM_TEST(random_ops)
@@ -213,7 +275,7 @@ KSIM_TEST(random_ops)
 	struct ksim_rng *rng = ksim_test_rng();
 	struct mm_struct *procs[NPROC] = { 0 };
 	struct file *files[2];
-	unsigned long step, nsteps = 1500, counts[8] = { 0 };
+	unsigned long step, nsteps = 1500, counts[9] = { 0 };
 	int i;
 
 	setup();
@@ -222,7 +284,7 @@ KSIM_TEST(random_ops)
 	procs[0] = ksim_mm_new();
 	for (step = 0; step < nsteps; step++) {
 		int p = ksim_rng_below(rng, NPROC);
-		unsigned int op = ksim_rng_below(rng, 8);
+		unsigned int op = ksim_rng_below(rng, 9);
 		/* a 64 MiB window with 2 MiB and 1 GiB boundaries nearby */
 		unsigned long base = (ksim_rng_below(rng, 2) ? 0x3fe00000UL : 0x7fffe00000UL);
 		unsigned long addr = base + ksim_rng_below(rng, 1024) * PG;
@@ -295,6 +357,10 @@ KSIM_TEST(random_ops)
 			if (ksim_mm_has_vma_c())
 				KSIM_EXPECT(!ksim_munmap(mm, base, 1024 * PG + 600 * PG));
 			break;
+		case 8:
+			if (ksim_mm_has_vma_c())
+				random_mremap(rng, mm, addr, len);
+			break;
 		}
 		counts[op]++;
 		if (mm)
@@ -314,8 +380,10 @@ KSIM_TEST(random_ops)
 	check(NULL, "final exit");
 	check_all_freed();
 	if (ksim_mm_has_vma_c())
-		printf("# %lu steps: mmap %lu munmap %lu mprotect %lu touch %lu fork %lu exit %lu munmap-window %lu\n",
-		       step, counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5], counts[6], counts[7]);
+		printf("# %lu steps: mmap %lu munmap %lu mprotect %lu touch %lu fork %lu exit %lu munmap-window %lu "
+		       "mremap %lu (%lu moved, %lu in place)\n", step, counts[0], counts[1], counts[2],
+		       counts[3] + counts[4], counts[5], counts[6], counts[7], counts[8], mremap_moved,
+		       mremap_in_place);
 	else
 		printf("# %lu steps: direct insert %lu touch %lu fork %lu exit %lu "
 		       "(no mm/vma.c: munmap/mprotect steps skipped)\n",
@@ -324,12 +392,7 @@ KSIM_TEST(random_ops)
 
 /* ---- fork failure-path sweeps ---- */
 
-struct site_acc {
-	char name[64];
-	unsigned long reached, failed;
-};
-
-static void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
+void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
 {
 	struct ksim_fault_site_stats st[64];
 	unsigned int n = ksim_fault_sites(st, 64), i, j;

@@ -218,8 +218,14 @@ struct address_space {
 	unsigned long flags;
 };
 
+struct file_operations {
+	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
+					   unsigned long, unsigned long);
+};
+
 struct file {
 	atomic_long_t f_count;
+	const struct file_operations *f_op;	/* ksim_file_ops: no hooks */
 	struct address_space *f_mapping;
 	struct address_space ksim_mapping;	/* the inode's mapping */
 	const char *ksim_name;

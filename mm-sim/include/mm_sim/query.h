@@ -42,4 +42,13 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
 		      void *arg);
 
+/* The fake pfn mapped at @addr, 0 if no page is mapped there. */
+unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr);
+/*
+ * The page-table page covering @addr at @level: 0 the pud table, 1 the pmd
+ * table, 2 the pte table; NULL if none.  Identity only (mremap tests: a
+ * table moved by move_normal_pmd/pud is the same page at the new address).
+ */
+const void *ksim_mm_pt_table(struct mm_struct *mm, unsigned long addr, int level);
+
 #endif

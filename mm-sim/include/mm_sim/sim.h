@@ -55,6 +55,18 @@ int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
 /* Where the heap starts (start_brk = brk = @start), as exec would set it. */
 void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start);
+/*
+ * mremap(2) through the kernel's own syscall body (6.12; -ENOSYS on a tree
+ * without mm/vma.c).  Returns the new address, or a negative errno.
+ * Without MREMAP_FIXED a move goes where get_unmapped_area() puts it:
+ * bottom-up from KSIM_MMAP_BASE (the mm's mmap_base).
+ */
+#define KSIM_MREMAP_MAYMOVE	1UL
+#define KSIM_MREMAP_FIXED	2UL
+#define KSIM_MREMAP_DONTUNMAP	4UL
+#define KSIM_MMAP_BASE		0x200000000000UL	/* 32 TiB */
+long ksim_mremap(struct mm_struct *mm, unsigned long old_addr, unsigned long old_len,
+		 unsigned long new_len, unsigned long flags, unsigned long new_addr);
 int ksim_touch(struct mm_struct *mm, unsigned long addr, bool write);
 /* Insert a VMA straight into the tree (shape building, any tree version). */
 int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end,

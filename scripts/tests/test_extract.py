@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Unit test of scripts/ksim-extract on a small fake kernel tree: verbatim
+text, forward declarations, @N, defining macros (SYSCALL_DEFINEn), and the
+one-line loud failures (missing, changed shape, ambiguous)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ksim-extract")
+
+SRC = """\
+static int helper(int x)
+{
+	return x + 1;	/* } a brace in a comment */
+}
+
+#ifdef A
+static inline void twice(void) { }
+#else
+static inline void twice(void)
+{
+	char c = '{';
+}
+#endif
+
+SYSCALL_DEFINE2(frob, int, a,
+		unsigned long, b)
+{
+	return helper(a) + b;
+}
+
+SYSCALL_DEFINE1(declared_only, int, a);
+"""
+
+
+def run(tree, manifest):
+    with open(os.path.join(tree, "m.txt"), "w") as f:
+        f.write(manifest)
+    out = os.path.join(tree, "out.c")
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([sys.executable, TOOL, "--ksrc", tree, "--kver", "9.9.1", "--out", out,
+                        os.path.join(tree, "m.txt")], capture_output=True, text=True)
+    text = open(out).read() if os.path.exists(out) else None
+    return p.returncode, p.stderr, text
+
+
+def main():
+    fails = 0
+
+    def expect(cond, what):
+        nonlocal fails
+        if not cond:
+            print(f"FAIL: {what}")
+            fails += 1
+
+    with tempfile.TemporaryDirectory() as tree:
+        os.makedirs(os.path.join(tree, "mm"))
+        with open(os.path.join(tree, "mm", "a.c"), "w") as f:
+            f.write(SRC)
+        rc, err, text = run(tree, "mm/a.c helper | static int helper ( int x )\n"
+                                  "mm/a.c twice @2 | static inline void twice ( void )\n"
+                                  "[9.9] mm/a.c SYSCALL_DEFINE2(frob) | SYSCALL_DEFINE2 ( frob , int , a , unsigned long , b )\n"
+                                  "[6.1] mm/a.c nothere | void nothere ( void )\n")
+        expect(rc == 0, f"good manifest: rc {rc}, {err}")
+        expect(text and "return x + 1;\t/* } a brace in a comment */\n}" in text, "helper verbatim")
+        expect(text and "char c = '{';\n}" in text, "twice @2 verbatim")
+        expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b)\n{\n\treturn helper(a) + b;\n}" in text,
+               "SYSCALL_DEFINE2 body verbatim")
+        expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b);" in text, "SYSCALL_DEFINE2 declared")
+        expect(text and '#line 15 "' in text, "#line into the kernel file")
+        for manifest, needle in [
+            ("mm/a.c gone | void gone ( void )\n", "mm/a.c: gone() not found"),
+            ("mm/a.c helper | static long helper ( int x )\n", "helper() changed shape"),
+            ("mm/a.c twice | static inline void twice ( void )\n", "defined 2 times"),
+            ("mm/a.c SYSCALL_DEFINE1(declared_only) | x\n", "SYSCALL_DEFINE1(declared_only) not found"),
+            ("mm/a.c SYSCALL_DEFINE2(frob) | SYSCALL_DEFINE2 ( frob , int , a )\n", "changed shape"),
+            ("mm/b.c x | void x ( void )\n", "mm/b.c is missing"),
+        ]:
+            rc, err, text = run(tree, manifest)
+            expect(rc == 2 and text is None, f"{needle}: rc {rc}, output written {text is not None}")
+            expect(needle in err and "kernel 9.9.1" in err and len(err.strip().splitlines()) <= 3,
+                   f"error line for {needle!r}: {err!r}")
+    print("ksim-extract unit test:", "ok" if not fails else f"{fails} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
