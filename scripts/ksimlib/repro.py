@@ -60,14 +60,14 @@ class Suite:
 
 SUITES = {s.name: s for s in [
     Suite("maple", "the kernel's maple suite and the maple regressions",
-          ["-R", r"^(maple-suite/|regression/maple$)"],
+          ["-R", r"^(maple-suite/|regression/maple/)"],
           targets=["maple_suite", "maple_regression"],
           paths=["lib/maple_tree.c", "include/linux/maple_tree.h", "lib/test_maple_tree.c",
                  "tools/testing/radix-tree/", "tools/testing/shared/"],
           bench=[("maple_suite -t seed (lib/test_maple_tree.c workload)",
                   ["maple/maple_suite", "-t", "seed", "-q"])]),
     Suite("maple-regression", "maple/regression/*.c only (fastest maple check)",
-          ["-R", r"^regression/maple$"], targets=["maple_regression"],
+          ["-R", r"^regression/maple/"], targets=["maple_regression"],
           paths=["lib/maple_tree.c", "include/linux/maple_tree.h"]),
     Suite("regression", "every component's regression/ files", ["-L", "^regression$"],
           paths=["lib/", "mm/", "kernel/", "include/"]),

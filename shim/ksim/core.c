@@ -314,3 +314,14 @@ void ksim_init(void)
 #endif
 	pthread_once(&init_once, ksim_do_init);
 }
+
+/*
+ * UBSan reports with the stack that led there (a kernel function reached
+ * from a stress thread or a fuzz input says little without it); here, in the
+ * file every program links, so no environment variable is needed.
+ */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "print_stacktrace=1";
+}
