@@ -1,7 +1,9 @@
 """ksim stress: every stress program of a build, until the time is used up.
 
-Each program (stress/programs.tsv in the build) runs twice: plain, and with
-allocation failures and debug-yield (the shim's race-window widening).  The
+Each program (stress/programs.tsv in the build) runs three times: plain, with
+allocation failures and debug-yield (the shim's race-window widening), and
+with allocation failures under deterministic scheduling (--sched: the
+interleaving comes from the seed, so a failure replays exactly).  The
 programs print their own progress every few seconds; this prints which run is
 on, then one table.  Any failed check, shim problem or sanitizer report fails
 the run; its log is kept under ksim-out/stress/ with the command that replays
@@ -15,7 +17,8 @@ import time
 
 SAN_REPORT = re.compile(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
                         r"runtime error:|ksim: BUG")
-VARIANTS = [("plain", []), ("fault+yield", ["--fault", "0.005", "--yield", "0.01"])]
+VARIANTS = [("plain", []), ("fault+yield", ["--fault", "0.005", "--yield", "0.01"]),
+            ("fault+sched", ["--fault", "0.005", "--sched", "0.1"])]
 
 
 def kernel_version(build):
@@ -98,7 +101,9 @@ def run(args, outdir):
             failed += not xfail
             os.makedirs(outdir, exist_ok=True)
             path = os.path.join(outdir, f"{name}-{vname.replace('+', '-')}-seed{s}.log")
-            replay = " ".join(cmd)
+            # A --sched run names its stop step in its own replay line: exact.
+            own = re.search(r"^# replay: (.*)$", text, re.M)
+            replay = own.group(1) if own and "--sched" in vargs else " ".join(cmd)
             with open(path, "w") as f:
                 f.write(f"# replay: {replay}\n# exit status {p.returncode}\n{text}")
             print(f"   {'XFAIL' if xfail else 'FAILED'} (exit {p.returncode}); log: {path}\n"
