@@ -176,7 +176,8 @@ static void shard_grow(struct shard *sh)
 	struct objrec *old = sh->slots;
 	size_t oldcap = sh->cap;
 
-	sh->cap = oldcap ? oldcap * 2 : 256;
+	/* Small to start: 64 shards of 256 slots (900 KB) spilled out of the L2 cache. */
+	sh->cap = oldcap ? oldcap * 2 : 16;
 	sh->slots = calloc(sh->cap, sizeof(*sh->slots));
 	if (!sh->slots) {
 		perror("ksim: slab table");
