@@ -347,14 +347,19 @@ static size_t rounded_for(struct kmem_cache *c, size_t size)
 
 /* ---- accounting ---- */
 
-static void account_alloc(struct kmem_cache *c, size_t size)
+static void account_alloc_locked(struct kmem_cache *c, size_t size)
 {
-	pthread_mutex_lock(&c->lock);
 	c->st.live++;
 	c->st.total++;
 	c->nr_tallocated++;
 	c->st.bytes_requested += size;
 	c->st.bytes_rounded += rounded_for(c, size);
+}
+
+static void account_alloc(struct kmem_cache *c, size_t size)
+{
+	pthread_mutex_lock(&c->lock);
+	account_alloc_locked(c, size);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -386,7 +391,7 @@ static bool account_free(struct kmem_cache *c, size_t size, void *p)
 	return kept;
 }
 
-/* A freed object of the right cache/size class, or NULL. */
+/* A freed object of the right cache/size class, accounted as allocated; or NULL. */
 static void *recycle_pop(struct kmem_cache *c, size_t size)
 {
 	struct recycle_list *l = recycle_list_of(c, size);
@@ -395,8 +400,10 @@ static void *recycle_pop(struct kmem_cache *c, size_t size)
 	if (!l)
 		return NULL;
 	pthread_mutex_lock(&c->lock);
-	if (l->nr)
+	if (l->nr) {
 		p = l->objs[--l->nr];
+		account_alloc_locked(c, size);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return p;
 }
@@ -435,13 +442,15 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 		return NULL;
 	}
 	p = recycle_pop(c, size);
-	/* A recyclable kmalloc object gets its whole size class. */
-	if (!p)
+	if (!p) {
+		/* A recyclable kmalloc object gets its whole size class. */
 		p = raw_alloc(recycle_list_of(c, size) && c == &kmalloc_cache ?
 			      ksim_kmalloc_rounded(size) : size, align);
-	if (!p) {
-		account_failed(c);
-		return NULL;
+		if (!p) {
+			account_failed(c);
+			return NULL;
+		}
+		account_alloc(c, size);
 	}
 	if (gfp & __GFP_ZERO)
 		memset(p, 0, size);
@@ -450,7 +459,6 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 		.size = size, .gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED),
 	};
 	table_insert(&r);
-	account_alloc(c, size);
 	return p;
 }
 
@@ -653,15 +661,18 @@ static bool nowait_denied(struct kmem_cache *s, gfp_t gfp, unsigned int count)
 	void *priv = NULL;
 	bool denied = false;
 
+	/* Nothing to do outside strict mode unless a callback is pending. */
+	if (!strict_nowait && !__atomic_load_n(&s->exec_callback, __ATOMIC_RELAXED))
+		return false;
 	pthread_mutex_lock(&s->lock);
 	if (s->exec_callback) {
 		cb = s->callback;
 		priv = s->private;
-		s->exec_callback = false;
+		__atomic_store_n(&s->exec_callback, false, __ATOMIC_RELAXED);
 	}
 	if (strict_nowait && !(gfp & __GFP_DIRECT_RECLAIM)) {
 		if (s->non_kernel < count) {
-			s->exec_callback = true;
+			__atomic_store_n(&s->exec_callback, true, __ATOMIC_RELAXED);
 			denied = true;
 		} else {
 			s->non_kernel -= count;
