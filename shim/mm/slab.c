@@ -176,7 +176,7 @@ static void shard_grow(struct shard *sh)
 	struct objrec *old = sh->slots;
 	size_t oldcap = sh->cap;
 
-	/* Small to start: 64 shards of 256 slots (900 KB) spilled out of the L2 cache. */
+	/* Small to start: 64 shards of 256 slots took 900 KB before the first object. */
 	sh->cap = oldcap ? oldcap * 2 : 16;
 	sh->slots = calloc(sh->cap, sizeof(*sh->slots));
 	if (!sh->slots) {
