@@ -4,29 +4,31 @@
 # honggfuzz driver) into $OUT, plus seed corpora and dictionaries.
 #
 # The kernel tree is an input, as everywhere in ksim: KSRC (default: the
-# Debian linux-source-6.12 that scripts/ksim-kernel extracts; a Dockerfile
-# would `apt-get install linux-source-6.12 liburcu-dev cmake ninja-build`).
+# Debian linux-source-6.12 that scripts/ksim-kernel extracts;
+# .clusterfuzzlite/Dockerfile fetches the same release from kernel.org).
 #
 #   CC=clang CFLAGS="-fsanitize=address,fuzzer-no-link" \
 #     LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/out fuzz/build.sh
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+# The repository is where this script is (OSS-Fuzz sets $SRC to /src, the
+# parent of every checkout, so $SRC cannot name it).
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:?set OUT}
 WORK=${WORK:-$OUT/work}
 CC=${CC:-clang}
 CFLAGS=${CFLAGS:-}
 LIB_FUZZING_ENGINE=${LIB_FUZZING_ENGINE:--fsanitize=fuzzer}
-KSRC=${KSRC:-$(python3 "$SRC/scripts/ksim-kernel" --version | cut -f1)}
+KSRC=${KSRC:-$(python3 "$ROOT/scripts/ksim-kernel" --version | cut -f1)}
 
 # Sanitizers come from $CFLAGS (the platform picks them), not from ksim.
-cmake -S "$SRC" -B "$WORK" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$ROOT" -B "$WORK" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" \
 	-DKSIM_SANITIZE= -DKSIM_FUZZ=ON -DKSIM_FUZZ_SMOKE=OFF \
 	-DKSIM_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" -DKSRC="$KSRC"
-targets=$(sed -n 's/^ksim_fuzz_target(\([a-z0-9_]*\).*/\1/p' "$SRC/fuzz/CMakeLists.txt")
+targets=$(sed -n 's/^ksim_fuzz_target(\([a-z0-9_]*\).*/\1/p' "$ROOT/fuzz/CMakeLists.txt")
 for t in $targets; do
 	cmake --build "$WORK" --target "fuzz_$t"
 	cp "$WORK/fuzz/fuzz_$t" "$OUT/$t"
-	python3 "$SRC/fuzz/gen_corpus.py" "$t" --out "$WORK/seeds-$t" --dict "$OUT/$t.dict"
-	cp "$SRC"/fuzz/corpus/"$t"/* "$WORK/seeds-$t/"
+	python3 "$ROOT/fuzz/gen_corpus.py" "$t" --out "$WORK/seeds-$t" --dict "$OUT/$t.dict"
+	cp "$ROOT"/fuzz/corpus/"$t"/* "$WORK/seeds-$t/"
 	(cd "$WORK/seeds-$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
 done

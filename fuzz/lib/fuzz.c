@@ -3,6 +3,7 @@
  * The fuzz framework (see ksim/fuzz.h): libFuzzer entry points, per-iteration
  * reset and end-of-iteration checks, input-driven fault injection, traces.
  */
+#include <execinfo.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,6 +132,15 @@ void ksim_fuzz_setup(void)
 	done = true;
 	if (v && *v)
 		ksim_fuzz_verbose = atoi(v);
+	/*
+	 * backtrace() loads libgcc_s on first use: do it before the fork
+	 * server, not in every child that fails an input (crash reports).
+	 */
+	{
+		void *frame;
+
+		backtrace(&frame, 1);
+	}
 	/* Deterministic: the input is the only source of choices. */
 	ksim_set_seed(0);
 	ksim_init();

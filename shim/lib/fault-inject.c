@@ -62,6 +62,9 @@ static struct site *site_get(const char *func, const char *file, int line)
 
 static void clear_sites(void)
 {
+	/* Every arm and disarm clears: skip the bucket scan when nothing was recorded. */
+	if (!nr_sites)
+		return;
 	for (int b = 0; b < SITE_BUCKETS; b++) {
 		struct site *s = buckets[b];
 

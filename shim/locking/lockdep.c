@@ -73,12 +73,7 @@ void ksim_lock_release(const struct lockdep_map *map, const char *file, int line
 
 int ksim_lock_is_held(const struct lockdep_map *map, int read)
 {
-	struct ksim_task *t = ksim_task();
-
-	for (int i = t->nr_held - 1; i >= 0; i--)
-		if (t->held[i].map == map && (read < 0 || t->held[i].read == read))
-			return 1;
-	return 0;
+	return __ksim_lock_is_held(map, read);
 }
 
 int ksim_held_lock_count(void)

@@ -7,6 +7,18 @@
  * ends.  What the shim knows about each live object (cache, size, call
  * site, generation) lives in a side table sharded by address, never in
  * memory next to the object.
+ *
+ * Recycling (builds without ASan, TSan or MSan only: release, afl): a freed
+ * kmem_cache object, or a kmalloc object up to KMALLOC_MAX_CACHE_SIZE, goes
+ * to a free list of its cache (kmalloc: of its size class) and the next
+ * allocation there takes it back, instead of free() + posix_memalign(),
+ * which cost ~15% of a maple fuzz run (a 256-aligned block per node).  The
+ * object leaves the side table when freed and re-enters it when reused, so
+ * accounting, the leak report, double-free/invalid-free detection and fault
+ * injection are exactly as without recycling.  What differs: a recycled
+ * object holds its previous contents, and a use after free reads stale data
+ * instead of crashing; under the sanitizers every free is a real free(), so
+ * ASan still reports the use after free and TSan sees the reuse.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +33,26 @@
 #include <ksim/slab.h>
 
 #define PAGE_SIZE_KSIM	4096UL
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KSIM_SLAB_RECYCLE	0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define KSIM_SLAB_RECYCLE	0
+#endif
+#endif
+#ifndef KSIM_SLAB_RECYCLE
+#define KSIM_SLAB_RECYCLE	1
+#endif
+/* Objects kept per free list; beyond that, freed for real. */
+#define RECYCLE_MAX	4096
+
+/* Freed objects of one cache or kmalloc size class, for reuse (see above). */
+struct recycle_list {
+	void **objs;
+	unsigned int nr, cap;
+};
 
 struct kmem_cache {
 	char *name;
@@ -40,6 +72,7 @@ struct kmem_cache {
 	/* SLAB_TYPESAFE_BY_RCU: freed objects kept for reuse */
 	void **free_objs;
 	unsigned long nr_free, free_cap;
+	struct recycle_list recycle;	/* non-sanitizer builds; under ->lock */
 	struct kmem_cache *next;
 };
 
@@ -143,7 +176,8 @@ static void shard_grow(struct shard *sh)
 	struct objrec *old = sh->slots;
 	size_t oldcap = sh->cap;
 
-	sh->cap = oldcap ? oldcap * 2 : 256;
+	/* Small to start: 64 shards of 256 slots took 900 KB before the first object. */
+	sh->cap = oldcap ? oldcap * 2 : 16;
 	sh->slots = calloc(sh->cap, sizeof(*sh->slots));
 	if (!sh->slots) {
 		perror("ksim: slab table");
@@ -265,6 +299,43 @@ size_t kmalloc_size_roundup(size_t size)
 	return size ? ksim_kmalloc_rounded(size) : 0;
 }
 
+/* kmalloc size classes up to KMALLOC_MAX_CACHE_SIZE (8 .. 8192 bytes). */
+#define NR_KMALLOC_CLASSES	14
+static struct recycle_list kmalloc_recycle[NR_KMALLOC_CLASSES];	/* under kmalloc_cache.lock */
+
+static int kmalloc_class(size_t rounded)
+{
+	switch (rounded) {
+	case 96:
+		return 12;
+	case 192:
+		return 13;
+	default:
+		return __builtin_ctzl(rounded) - 3;	/* 8 -> 0 ... 8192 -> 10 */
+	}
+}
+
+/* The list a freed object of cache c and requested size goes to, if any. */
+static struct recycle_list *recycle_list_of(struct kmem_cache *c, size_t size)
+{
+	if (!KSIM_SLAB_RECYCLE || c == &vmalloc_cache)
+		return NULL;
+	if (c == &kmalloc_cache) {
+		if (size > KMALLOC_MAX_CACHE_SIZE)
+			return NULL;
+		return &kmalloc_recycle[kmalloc_class(ksim_kmalloc_rounded(size))];
+	}
+	return &c->recycle;
+}
+
+static void recycle_list_free(struct recycle_list *l)
+{
+	for (unsigned int i = 0; i < l->nr; i++)
+		free(l->objs[i]);
+	free(l->objs);
+	*l = (struct recycle_list){ 0 };
+}
+
 static size_t rounded_for(struct kmem_cache *c, size_t size)
 {
 	if (c == &kmalloc_cache)
@@ -276,24 +347,65 @@ static size_t rounded_for(struct kmem_cache *c, size_t size)
 
 /* ---- accounting ---- */
 
-static void account_alloc(struct kmem_cache *c, size_t size)
+static void account_alloc_locked(struct kmem_cache *c, size_t size)
 {
-	pthread_mutex_lock(&c->lock);
 	c->st.live++;
 	c->st.total++;
 	c->nr_tallocated++;
 	c->st.bytes_requested += size;
 	c->st.bytes_rounded += rounded_for(c, size);
+}
+
+static void account_alloc(struct kmem_cache *c, size_t size)
+{
+	pthread_mutex_lock(&c->lock);
+	account_alloc_locked(c, size);
 	pthread_mutex_unlock(&c->lock);
 }
 
-static void account_free(struct kmem_cache *c, size_t size)
+/* Accounts the free; keeps p for reuse if it can (else the caller frees it). */
+static bool account_free(struct kmem_cache *c, size_t size, void *p)
 {
+	struct recycle_list *l = p ? recycle_list_of(c, size) : NULL;
+	bool kept = false;
+
 	pthread_mutex_lock(&c->lock);
 	c->st.live--;
 	c->st.bytes_requested -= size;
 	c->st.bytes_rounded -= rounded_for(c, size);
+	if (l && l->nr < RECYCLE_MAX) {
+		if (l->nr == l->cap) {
+			void **n = realloc(l->objs, (l->cap ? l->cap * 2 : 64) * sizeof(void *));
+
+			if (n) {
+				l->objs = n;
+				l->cap = l->cap ? l->cap * 2 : 64;
+			}
+		}
+		if (l->nr < l->cap) {
+			l->objs[l->nr++] = p;
+			kept = true;
+		}
+	}
 	pthread_mutex_unlock(&c->lock);
+	return kept;
+}
+
+/* A freed object of the right cache/size class, accounted as allocated; or NULL. */
+static void *recycle_pop(struct kmem_cache *c, size_t size)
+{
+	struct recycle_list *l = recycle_list_of(c, size);
+	void *p = NULL;
+
+	if (!l)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	if (l->nr) {
+		p = l->objs[--l->nr];
+		account_alloc_locked(c, size);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return p;
 }
 
 static void account_failed(struct kmem_cache *c)
@@ -329,10 +441,16 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 		account_failed(c);
 		return NULL;
 	}
-	p = raw_alloc(size, align);
+	p = recycle_pop(c, size);
 	if (!p) {
-		account_failed(c);
-		return NULL;
+		/* A recyclable kmalloc object gets its whole size class. */
+		p = raw_alloc(recycle_list_of(c, size) && c == &kmalloc_cache ?
+			      ksim_kmalloc_rounded(size) : size, align);
+		if (!p) {
+			account_failed(c);
+			return NULL;
+		}
+		account_alloc(c, size);
 	}
 	if (gfp & __GFP_ZERO)
 		memset(p, 0, size);
@@ -341,7 +459,6 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 		.size = size, .gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED),
 	};
 	table_insert(&r);
-	account_alloc(c, size);
 	return p;
 }
 
@@ -360,8 +477,8 @@ static void obj_free(const void *p, struct kmem_cache *expect, const char *what)
 		ksim_bug(__FILE__, __LINE__,
 			 "%s(%p): object belongs to cache %s, freed to %s",
 			 what, p, r.cache->name, expect->name);
-	account_free(r.cache, r.size);
-	free((void *)p);
+	if (!account_free(r.cache, r.size, (void *)p))
+		free((void *)p);
 }
 
 /* ---- kmalloc family ---- */
@@ -544,15 +661,18 @@ static bool nowait_denied(struct kmem_cache *s, gfp_t gfp, unsigned int count)
 	void *priv = NULL;
 	bool denied = false;
 
+	/* Nothing to do outside strict mode unless a callback is pending. */
+	if (!strict_nowait && !__atomic_load_n(&s->exec_callback, __ATOMIC_RELAXED))
+		return false;
 	pthread_mutex_lock(&s->lock);
 	if (s->exec_callback) {
 		cb = s->callback;
 		priv = s->private;
-		s->exec_callback = false;
+		__atomic_store_n(&s->exec_callback, false, __ATOMIC_RELAXED);
 	}
 	if (strict_nowait && !(gfp & __GFP_DIRECT_RECLAIM)) {
 		if (s->non_kernel < count) {
-			s->exec_callback = true;
+			__atomic_store_n(&s->exec_callback, true, __ATOMIC_RELAXED);
 			denied = true;
 		} else {
 			s->non_kernel -= count;
@@ -627,7 +747,7 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 				 "kmem_cache_free(%s, %p): object belongs to cache %s",
 				 s->name, p, r.cache->name);
 		table_set_free(p, true, NULL, NULL, 0, 0);
-		account_free(s, r.size);
+		account_free(s, r.size, NULL);
 		pthread_mutex_lock(&s->lock);
 		if (s->nr_free == s->free_cap) {
 			s->free_cap = s->free_cap ? s->free_cap * 2 : 64;
@@ -729,6 +849,7 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		}
 	pthread_mutex_unlock(&caches_lock);
 	free(s->free_objs);
+	recycle_list_free(&s->recycle);
 	free(s->name);
 	free(s);
 }

@@ -511,3 +511,32 @@ KSIM_TEST(stress_readers_and_updater)
 	rcu_barrier();
 	KSIM_EXPECT_EQ(kmalloc_live(), live0);
 }
+
+/*
+ * The lockdep condition of rcu_dereference_check() (inline fast path in
+ * linux/lockdep.h) is exact: another lock, or a lock released, does not
+ * satisfy it.
+ */
+KSIM_TEST(dereference_check_needs_the_named_lock)
+{
+	unsigned long base = ksim_problem_count(KSIM_P_RCU);
+	static int target = 7;
+	int *gp = &target;
+	DEFINE_SPINLOCK(lock);
+	DEFINE_SPINLOCK(other);
+
+	ksim_expect_problems(KSIM_P_RCU, 3);
+	spin_lock(&other);
+	KSIM_EXPECT(rcu_dereference_check(gp, lockdep_is_held(&lock)) == &target);
+	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_RCU), base + 1);
+	spin_lock(&lock);
+	KSIM_EXPECT(rcu_dereference_check(gp, lockdep_is_held(&lock)) == &target);
+	KSIM_EXPECT(rcu_dereference_check(gp, lockdep_is_held(&other)) == &target);
+	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_RCU), base + 1);
+	spin_unlock(&lock);
+	KSIM_EXPECT(rcu_dereference_protected(gp, lockdep_is_held(&lock)) == &target);
+	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_RCU), base + 2);
+	spin_unlock(&other);
+	KSIM_EXPECT(rcu_dereference_check(gp, lockdep_is_held(&other)) == &target);
+	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_RCU), base + 3);
+}

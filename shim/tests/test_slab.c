@@ -662,3 +662,86 @@ KSIM_TEST(destroy_with_live_objects_reports_leak)
 	KSIM_EXPECT(WIFEXITED(status));
 	KSIM_EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), 0);
 }
+
+/*
+ * Freed objects may be recycled (builds without sanitizers, see
+ * shim/mm/slab.c): a reused object is accounted, leak-reported and
+ * fault-injected exactly like a new one.  Holds in every build.
+ */
+KSIM_TEST(reused_objects_accounted_and_fault_injected)
+{
+	struct kmem_cache *c = kmem_cache_create("test_reuse", 200, 256, 0, NULL);
+	struct ksim_fault_config cfg = { .nth = 1, .times = 2 };
+	FILE *devnull = fopen("/dev/null", "w");
+	unsigned long base = ksim_problem_count(KSIM_P_LEAK);
+	void *p, *q, *k;
+
+	KSIM_ASSERT(c && devnull);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KSIM_ASSERT(p);
+	kmem_cache_free(c, p);
+	q = kmem_cache_alloc(c, GFP_KERNEL);
+	KSIM_ASSERT(q);
+	KSIM_EXPECT_EQ((uintptr_t)q % 256, 0);
+	KSIM_EXPECT_EQ(kstats(c).live, 1);
+	KSIM_EXPECT_EQ(kstats(c).total, 2);
+	ksim_expect_problems(KSIM_P_LEAK, 1);
+	KSIM_EXPECT_EQ(ksim_slab_leak_check(devnull), 1);
+	KSIM_EXPECT_EQ(ksim_problem_count(KSIM_P_LEAK), base + 1);
+	kmem_cache_free(c, q);
+	KSIM_EXPECT_EQ(ksim_slab_leak_check(devnull), 0);
+
+	/* a freed object waiting for reuse does not make an allocation succeed */
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT(kmem_cache_alloc(c, GFP_KERNEL) == NULL);
+	KSIM_EXPECT(kmalloc(24, GFP_KERNEL) == NULL);
+	KSIM_EXPECT_EQ(ksim_fault_failures(), 2);
+	ksim_fault_reset();
+	KSIM_EXPECT_EQ(kstats(c).live, 0);
+	KSIM_EXPECT_EQ(kstats(c).failed, 1);
+
+	/* kmalloc: another size of the same class, with its own size */
+	k = kmalloc(40, GFP_KERNEL);
+	KSIM_ASSERT(k);
+	kfree(k);
+	k = kmalloc(60, GFP_KERNEL);
+	KSIM_ASSERT(k);
+	memset(k, 0xa5, 60);
+	KSIM_EXPECT_EQ(ksize(k), 60);
+	kfree(k);
+	k = kzalloc(64, GFP_KERNEL);
+	KSIM_ASSERT(k);
+	KSIM_EXPECT(all_bytes(k, 0, 64));
+	kfree(k);
+	kmem_cache_destroy(c);
+	fclose(devnull);
+}
+
+/* A second free of an object, also after its memory was reused, is a BUG. */
+static void double_free_after_reuse(void *arg)
+{
+	struct kmem_cache *c = kmem_cache_create("test_reuse_df", 64, 0, 0, NULL);
+	void *p, *q;
+
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	kmem_cache_free(c, p);
+	if (arg) {
+		/* p's memory may be q now: q is freed, then p again */
+		q = kmem_cache_alloc(c, GFP_KERNEL);
+		kmem_cache_free(c, q);
+	}
+	kmem_cache_free(c, p);
+	_exit(7);	/* not reached: the shim BUGs */
+}
+
+KSIM_TEST(double_free_after_reuse_is_a_bug)
+{
+	for (int reuse = 0; reuse < 2; reuse++) {
+		int status = ksim_test_run_in_child(double_free_after_reuse,
+						    reuse ? (void *)1 : NULL);
+
+		KSIM_ASSERT(status != -1);
+		KSIM_EXPECT(WIFSIGNALED(status));
+		KSIM_EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : -1, SIGABRT);
+	}
+}

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/lockdep_types.h>
 #include <ksim/ksim.h>
+#include <ksim/task.h>
 
 void ksim_lock_acquire(const struct lockdep_map *map, int read, int type,
 		       const char *file, int line);
@@ -21,8 +22,26 @@ int ksim_lock_is_held(const struct lockdep_map *map, int read);
 int ksim_held_lock_count(void);
 void ksim_lockdep_print_held_locks(void);
 
-#define lock_is_held(map)		ksim_lock_is_held((map), -1)
-#define lock_is_held_type(map, read)	ksim_lock_is_held((map), (read))
+/*
+ * Inline: every rcu_dereference_check() in kernel code evaluates its lockdep
+ * condition (the maple tree's mt_locked() on each slot read), so this is the
+ * hottest query in the shim.  The same exact search as ksim_lock_is_held(),
+ * from the top of the held stack, where the lock just taken usually is.
+ * No UBSan for the TLS address (see ksim_task()).
+ */
+__attribute__((no_sanitize("undefined")))
+static inline int __ksim_lock_is_held(const struct lockdep_map *map, int read)
+{
+	const struct ksim_task *t = &ksim_current_task;
+
+	for (int i = t->nr_held - 1; i >= 0; i--)
+		if (t->held[i].map == map && (read < 0 || t->held[i].read == read))
+			return 1;
+	return 0;
+}
+
+#define lock_is_held(map)		__ksim_lock_is_held((map), -1)
+#define lock_is_held_type(map, read)	__ksim_lock_is_held((map), (read))
 #define lockdep_is_held(lock)		lock_is_held(&(lock)->dep_map)
 #define lockdep_is_held_type(lock, r)	lock_is_held_type(&(lock)->dep_map, (r))
 
