@@ -66,18 +66,23 @@ static void *updater(void *arg)
 	unsigned long n = (unsigned long)arg;
 
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		struct obj *new = kmalloc(sizeof(*new), GFP_KERNEL), *old;
+		struct obj *new, *old;
 
+		if (mode == NO_LOCK) {
+			/*
+			 * The mutant: no lock.  Nothing else in this loop may
+			 * synchronize the updaters (the slab's own mutex did, and
+			 * TSan then missed the race about 1 run in 10).
+			 */
+			old = rcu_dereference_raw(gp);
+			old->updates++;
+			continue;
+		}
+		new = kmalloc(sizeof(*new), GFP_KERNEL);
 		if (!new)
 			continue;
 		new->a = new->b = ++n;
 		new->updates = 0;
-		if (mode == NO_LOCK) {
-			old = rcu_dereference_raw(gp);
-			old->updates++;			/* the mutant: no lock */
-			kfree(new);
-			continue;
-		}
 		spin_lock(&lock);
 		old = rcu_dereference_protected(gp, lockdep_is_held(&lock));
 		if (old)
