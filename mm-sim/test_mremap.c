@@ -267,81 +267,67 @@ KSIM_TEST(mremap_ops)
  * same page is found at the new address), unaligned ones through
  * move_ptes(); realigned ones (try_realign_addr) move whole tables too.
  */
+/*
+ * A MREMAP_FIXED move of [@from, +@old_len) to @to that must succeed: the
+ * return value, the invariants, and every page's pfn at its new address.
+ */
+static void move_fixed(struct mm_struct *mm, unsigned long from, unsigned long old_len,
+		       unsigned long new_len, unsigned long flags, unsigned long to, const char *what)
+{
+	unsigned long n = old_len / PG, *before = pfns_of(mm, from, n);
+	long r = ksim_mremap(mm, from, old_len, new_len, flags | MAYMOVE | FIXED, to);
+
+	KSIM_EXPECT_EQ(r, (long)to);
+	check(mm, what);
+	KSIM_EXPECT_EQ(pfns_differ(mm, to, before, n), 0);
+	free(before);
+}
+
 KSIM_TEST(mremap_pgtables)
 {
 	struct mm_struct *mm;
 	const void *t0, *t1;
-	unsigned long *before, n;
-	long r;
 
 	SKIP_WITHOUT_VMA_C();
 	mm = ksim_mm_new();
 
 	/* 4 MiB, 2 MiB aligned, to a 2 MiB aligned address: two pte tables move */
-	n = 4 * MiB / PG;
 	KSIM_EXPECT(!ksim_mmap(mm, 0x40200000, 4 * MiB, ANON_RW, NULL, 0));
-	touch_range(mm, 0x40200000, n, 61);
-	before = pfns_of(mm, 0x40200000, n);
+	touch_range(mm, 0x40200000, 4 * MiB / PG, 61);
 	t0 = ksim_mm_pt_table(mm, 0x40200000, 2);
 	t1 = ksim_mm_pt_table(mm, 0x40400000, 2);
-	r = ksim_mremap(mm, 0x40200000, 4 * MiB, 4 * MiB, MAYMOVE | FIXED, 0x48000000);
-	KSIM_EXPECT_EQ(r, 0x48000000L);
-	check(mm, "pmd-aligned move");
-	KSIM_EXPECT_EQ(pfns_differ(mm, 0x48000000, before, n), 0);
+	move_fixed(mm, 0x40200000, 4 * MiB, 4 * MiB, 0, 0x48000000, "pmd-aligned move");
 	KSIM_EXPECT(t0 && ksim_mm_pt_table(mm, 0x48000000, 2) == t0, "pte table not moved by move_normal_pmd");
 	KSIM_EXPECT(t1 && ksim_mm_pt_table(mm, 0x48200000, 2) == t1);
 	KSIM_EXPECT(!ksim_mm_pt_table(mm, 0x40200000, 2));
-	free(before);
 
 	/* 1 GiB + 2 MiB at 4 GiB to 8 GiB: the pmd table moves (move_normal_pud) */
-	n = (GiB + 2 * MiB) / PG;
 	KSIM_EXPECT(!ksim_mmap(mm, 4 * GiB, GiB + 2 * MiB, ANON_RW, NULL, 0));
-	touch_range(mm, 4 * GiB, n, 4099);
-	before = pfns_of(mm, 4 * GiB, n);
+	touch_range(mm, 4 * GiB, (GiB + 2 * MiB) / PG, 4099);
 	t0 = ksim_mm_pt_table(mm, 4 * GiB, 1);
 	t1 = ksim_mm_pt_table(mm, 5 * GiB, 2);
-	r = ksim_mremap(mm, 4 * GiB, GiB + 2 * MiB, GiB + 2 * MiB, MAYMOVE | FIXED, 8 * GiB);
-	KSIM_EXPECT_EQ(r, (long)(8 * GiB));
-	check(mm, "pud-aligned move");
-	KSIM_EXPECT_EQ(pfns_differ(mm, 8 * GiB, before, n), 0);
+	move_fixed(mm, 4 * GiB, GiB + 2 * MiB, GiB + 2 * MiB, 0, 8 * GiB, "pud-aligned move");
 	KSIM_EXPECT(t0 && ksim_mm_pt_table(mm, 8 * GiB, 1) == t0, "pmd table not moved by move_normal_pud");
 	KSIM_EXPECT(t1 && ksim_mm_pt_table(mm, 9 * GiB, 2) == t1, "pte table after the pud not moved");
-	free(before);
 
 	/* unaligned, across the 1 GiB boundary, to a different offset: move_ptes() */
-	n = 4 * MiB / PG;
 	KSIM_EXPECT(!ksim_mmap(mm, GiB - 2 * MiB - 5 * PG, 4 * MiB, ANON_RW, NULL, 0));
-	touch_range(mm, GiB - 2 * MiB - 5 * PG, n, 7);
-	before = pfns_of(mm, GiB - 2 * MiB - 5 * PG, n);
-	r = ksim_mremap(mm, GiB - 2 * MiB - 5 * PG, 4 * MiB, 6 * MiB, MAYMOVE | FIXED, 3 * GiB - MiB + 3 * PG);
-	KSIM_EXPECT_EQ(r, (long)(3 * GiB - MiB + 3 * PG));
-	check(mm, "unaligned move across boundaries");
-	KSIM_EXPECT_EQ(pfns_differ(mm, 3 * GiB - MiB + 3 * PG, before, n), 0);
+	touch_range(mm, GiB - 2 * MiB - 5 * PG, 4 * MiB / PG, 7);
+	move_fixed(mm, GiB - 2 * MiB - 5 * PG, 4 * MiB, 6 * MiB, 0, 3 * GiB - MiB + 3 * PG,
+		   "unaligned move across boundaries");
 	KSIM_EXPECT(!any_vma(mm, GiB - 2 * MiB - 5 * PG, 4 * MiB));
-	free(before);
 
 	/* mutually misaligned by the same offset, nothing below: realigned, tables move */
-	n = 3 * MiB / PG;
 	KSIM_EXPECT(!ksim_mmap(mm, 0x50100000, 3 * MiB, ANON_RW, NULL, 0));
-	touch_range(mm, 0x50100000, n, 5);
-	before = pfns_of(mm, 0x50100000, n);
+	touch_range(mm, 0x50100000, 3 * MiB / PG, 5);
 	t0 = ksim_mm_pt_table(mm, 0x50100000, 2);
-	r = ksim_mremap(mm, 0x50100000, 3 * MiB, 3 * MiB, MAYMOVE | FIXED, 0x58100000);
-	KSIM_EXPECT_EQ(r, 0x58100000L);
-	check(mm, "realigned move");
-	KSIM_EXPECT_EQ(pfns_differ(mm, 0x58100000, before, n), 0);
+	move_fixed(mm, 0x50100000, 3 * MiB, 3 * MiB, 0, 0x58100000, "realigned move");
 	KSIM_EXPECT(t0 && ksim_mm_pt_table(mm, 0x58100000, 2) == t0, "realigned: pte table not moved");
-	free(before);
 
 	/* and back down over the old place, DONTUNMAP, across a pud */
-	n = (GiB + 2 * MiB) / PG;
-	before = pfns_of(mm, 8 * GiB, n);
-	r = ksim_mremap(mm, 8 * GiB, GiB + 2 * MiB, GiB + 2 * MiB, MAYMOVE | FIXED | DONTUNMAP, 4 * GiB);
-	KSIM_EXPECT_EQ(r, (long)(4 * GiB));
-	check(mm, "dontunmap across a pud");
-	KSIM_EXPECT_EQ(pfns_differ(mm, 4 * GiB, before, n), 0);
+	move_fixed(mm, 8 * GiB, GiB + 2 * MiB, GiB + 2 * MiB, DONTUNMAP, 4 * GiB,
+		   "dontunmap across a pud");
 	KSIM_EXPECT_EQ(count_mapped(mm, 8 * GiB, 8), 0);
-	free(before);
 
 	ksim_mm_exit(mm);
 	check(NULL, "exit");

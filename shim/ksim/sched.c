@@ -213,22 +213,14 @@ void ksim_sched_request_stop(void)
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
 }
 
-unsigned long ksim_sched_steps(void)
+unsigned long ksim_sched_steps(unsigned long *stop)
 {
 	unsigned long n;
 
 	pthread_mutex_lock(&sched_lock);
 	n = steps;
-	pthread_mutex_unlock(&sched_lock);
-	return n;
-}
-
-unsigned long ksim_sched_stop_step(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&sched_lock);
-	n = stop_step;
+	if (stop)
+		*stop = stop_step;
 	pthread_mutex_unlock(&sched_lock);
 	return n;
 }

@@ -165,7 +165,7 @@ static void tick(void)
 		fprintf(stderr, " %s %.3g ops/s", run.s->roles[r].name, n / elapsed);
 	}
 	if (ksim_sched_enabled)
-		fprintf(stderr, " (step %lu)", ksim_sched_steps());
+		fprintf(stderr, " (step %lu)", ksim_sched_steps(NULL));
 	fprintf(stderr, "\n");
 	run.next_progress += 5;
 }
@@ -406,14 +406,14 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	printf(" checks=%lu failures=%lu problems=%lu leaked=%lu fault=%g yield=%g",
 	       checks, failures, problems, leaked, fault_p, yield_p);
 	if (sched_p) {
-		unsigned long stop = ksim_sched_stop_step();
+		unsigned long stop, steps = ksim_sched_steps(&stop);
 		size_t len = strlen(replay);
 
-		printf(" sched=%g steps=%lu", sched_p, ksim_sched_steps());
+		printf(" sched=%g steps=%lu", sched_p, steps);
 		/* The step at which the run stopped makes the replay exact; a run
 		 * that stopped on a failure never reaches its step count. */
 		snprintf(replay + len, sizeof(replay) - len, " --steps %lu",
-			 stop ? stop : ksim_sched_steps() + 1);
+			 stop ? stop : steps + 1);
 	}
 	printf(" result=%s\n", failures || problems ? "FAIL" : "PASS");
 	if (failures || problems)

@@ -57,9 +57,8 @@ void ksim_sched_exit(void);
 void ksim_sched_run(void (*tick)(void));
 /* Any thread: ask for a stop; it takes effect at the next step. */
 void ksim_sched_request_stop(void);
-/* Steps so far, and the step at which the stop took effect (0 = not yet). */
-unsigned long ksim_sched_steps(void);
-unsigned long ksim_sched_stop_step(void);
+/* Steps so far; *@stop (if not NULL): the step the stop took effect at (0 = not yet). */
+unsigned long ksim_sched_steps(unsigned long *stop);
 
 /*
  * A yield point (called by __ksim_yield_point() in this mode); @pc is the
