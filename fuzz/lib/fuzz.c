@@ -145,12 +145,15 @@ void ksim_fuzz_setup(void)
 	ksim_set_seed(0);
 	ksim_init();
 	/*
-	 * No threads before (or after) the fork server: callbacks run inline.
+	 * No threads before (or after) the fork server: callbacks run inline,
+	 * and the allocator skips its locks (one thread, checked).
 	 * KSIM_FUZZ_RCU_WORKER=1 keeps the shim's callback thread instead
 	 * (replay only: to compare behaviours).
 	 */
-	if (!getenv("KSIM_FUZZ_RCU_WORKER"))
+	if (!getenv("KSIM_FUZZ_RCU_WORKER")) {
 		ksim_rcu_set_inline_callbacks(true);
+		ksim_slab_set_single_threaded(true);
+	}
 	if (ksim_fuzz_target.init)
 		ksim_fuzz_target.init();
 	rcu_barrier();

@@ -8,6 +8,7 @@
  * harness's strict GFP_NOWAIT budget, might_alloc() checks in atomic
  * context, and the leak check.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -743,5 +744,46 @@ KSIM_TEST(double_free_after_reuse_is_a_bug)
 		KSIM_ASSERT(status != -1);
 		KSIM_EXPECT(WIFSIGNALED(status));
 		KSIM_EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : -1, SIGABRT);
+	}
+}
+
+/* Single-threaded mode: the owner allocates as usual; any other thread BUGs. */
+static void *alloc_from_other_thread(void *arg)
+{
+	kfree(kmalloc(32, GFP_KERNEL));
+	return arg;
+}
+
+static void single_threaded_other_thread(void *arg)
+{
+	pthread_t th;
+	void *p;
+
+	ksim_slab_set_single_threaded(true);
+	p = kmalloc(32, GFP_KERNEL);	/* the owner: fine */
+	kfree(p);
+	if (arg) {
+		if (pthread_create(&th, NULL, alloc_from_other_thread, NULL))
+			_exit(8);
+		pthread_join(th, NULL);
+	}
+	ksim_slab_set_single_threaded(false);
+	_exit(7);	/* with arg: not reached, the shim BUGs */
+}
+
+KSIM_TEST(single_threaded_mode_owner_only)
+{
+	for (int other = 0; other < 2; other++) {
+		int status = ksim_test_run_in_child(single_threaded_other_thread,
+						    other ? (void *)1 : NULL);
+
+		KSIM_ASSERT(status != -1);
+		if (other) {
+			KSIM_EXPECT(WIFSIGNALED(status));
+			KSIM_EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : -1, SIGABRT);
+		} else {
+			KSIM_EXPECT(WIFEXITED(status));
+			KSIM_EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 7);
+		}
 	}
 }

@@ -49,6 +49,11 @@ void ksim_slab_report(FILE *out);
  * allocations succeed unless fault injection says otherwise.
  */
 void ksim_slab_set_strict_nowait(bool on);
+/*
+ * For processes that run kernel code on one thread only (the fuzz targets):
+ * the allocator skips its locks; a slab call from another thread is a BUG.
+ */
+void ksim_slab_set_single_threaded(bool on);
 void kmem_cache_set_non_kernel(struct kmem_cache *s, unsigned int val);
 void kmem_cache_set_callback(struct kmem_cache *s, void (*callback)(void *));
 void kmem_cache_set_private(struct kmem_cache *s, void *private);
