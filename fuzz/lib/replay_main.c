@@ -13,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <ksim/fuzz.h>
 #include <ksim/ksim.h>
 
 #define KSIM_FUZZ_MAX_INPUT	(1 << 20)
+
+static bool timing;
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -45,9 +48,17 @@ static int run_file(const char *path, int idx)
 	if (!copy)
 		abort();
 	memcpy(copy, buf, n);
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	ksim_fuzz_one(copy, n);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	free(copy);
-	printf("ok %d - %s\n", idx, path);
+	if (timing)
+		printf("ok %d - %s # %ld us\n", idx, path,
+		       (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000);
+	else
+		printf("ok %d - %s\n", idx, path);
 	fflush(stdout);
 	return 0;
 }
@@ -99,9 +110,11 @@ static int collect(const char *path, char ***list, int *nr, int *cap)
 static void usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-		"usage: %s [-v] [-q] FILE|DIR...\n"
+		"usage: %s [-v] [-q] [-t] FILE|DIR...\n"
 		"  Replays fuzz inputs for target '%s' (a directory: every file in it).\n"
 		"  -v  print the decoded operation trace\n"
+		"  -q  no shim messages\n"
+		"  -t  print each input's CPU time (finds the inputs that slow a campaign)\n"
 		"environment: KSIM_FUZZ_VERBOSE=1 (same as -v)\n",
 		prog, ksim_fuzz_target.name);
 }
@@ -115,6 +128,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			ksim_fuzz_verbose++;
+		} else if (!strcmp(argv[i], "-t")) {
+			timing = true;
 		} else if (!strcmp(argv[i], "-q")) {
 			ksim_verbose = 0;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
