@@ -748,20 +748,7 @@ static void teardown(void)
 	ksim_set_cpu(-1);
 }
 
-static struct ksim_stress bpf_stress = {
-	.name = "bpf_" BPF_STRESS_VARIANT,
-	.what = "BPF map " BPF_STRESS_VARIANT ": readers look up values as BPF programs do (pointer under\n"
-		"rcu_read_lock) and walk with get_next_key; writers update/delete their own keys and\n"
-		"check every result against a model (see stress/bpf_stress.c for what is checked).",
-	.roles = {
-		{ .name = "reader", .nr = 2, .fn = reader },
-		{ .name = "writer", .nr = 2, .fn = writer },
-	},
-	.setup = setup,
-	.teardown = teardown,
-};
-
-int main(int argc, char **argv)
-{
-	return ksim_stress_main(&bpf_stress, argc, argv);
-}
+KSIM_STRESS_READERS_WRITERS("bpf_" BPF_STRESS_VARIANT,
+	"BPF map " BPF_STRESS_VARIANT ": readers look up values as BPF programs do (pointer under\n"
+	"rcu_read_lock) and walk with get_next_key; writers update/delete their own keys and\n"
+	"check every result against a model (see stress/bpf_stress.c for what is checked).")

@@ -498,20 +498,7 @@ static void teardown(void)
 	free(regions);
 }
 
-static struct ksim_stress maple_stress = {
-	.name = "maple",
-	.what = "lib/maple_tree.c in RCU mode: readers (mas_walk, mas_find, mas_prev, mt_for_each)\n"
-		"check every entry they see against the writers' operation logs; writers check\n"
-		"every result against an exact model of their region.",
-	.roles = {
-		{ .name = "reader", .nr = 2, .fn = reader },
-		{ .name = "writer", .nr = 2, .fn = writer },
-	},
-	.setup = setup,
-	.teardown = teardown,
-};
-
-int main(int argc, char **argv)
-{
-	return ksim_stress_main(&maple_stress, argc, argv);
-}
+KSIM_STRESS_READERS_WRITERS("maple",
+	"lib/maple_tree.c in RCU mode: readers (mas_walk, mas_find, mas_prev, mt_for_each)\n"
+	"check every entry they see against the writers' operation logs; writers check\n"
+	"every result against an exact model of their region.")

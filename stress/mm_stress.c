@@ -486,20 +486,7 @@ static void teardown(void)
 	free(owners);
 }
 
-static struct ksim_stress mm_stress = {
-	.name = "mm",
-	.what = "mm-sim processes: owners mmap/munmap/mprotect/touch/fork/exit their processes\n"
-		"against exact models; readers find_vma() under mmap_read_lock against the\n"
-		"owners' models, and walk the VMA trees locklessly under RCU.",
-	.roles = {
-		{ .name = "reader", .nr = 2, .fn = reader },
-		{ .name = "writer", .nr = 2, .fn = writer },
-	},
-	.setup = setup,
-	.teardown = teardown,
-};
-
-int main(int argc, char **argv)
-{
-	return ksim_stress_main(&mm_stress, argc, argv);
-}
+KSIM_STRESS_READERS_WRITERS("mm",
+	"mm-sim processes: owners mmap/munmap/mprotect/touch/fork/exit their processes\n"
+	"against exact models; readers find_vma() under mmap_read_lock against the\n"
+	"owners' models, and walk the VMA trees locklessly under RCU.")

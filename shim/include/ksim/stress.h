@@ -65,6 +65,27 @@ struct ksim_stress {
 
 int ksim_stress_main(struct ksim_stress *s, int argc, char **argv);
 
+/*
+ * The common program shape: 2 "reader" and 2 "writer" threads by default
+ * (-r/-w change them), running the file's reader() and writer(), with its
+ * setup() and teardown(); defines main().
+ */
+#define KSIM_STRESS_READERS_WRITERS(_name, _what)				\
+	static struct ksim_stress ksim_stress_program = {			\
+		.name = _name,							\
+		.what = _what,							\
+		.roles = {							\
+			{ .name = "reader", .nr = 2, .fn = reader },		\
+			{ .name = "writer", .nr = 2, .fn = writer },		\
+		},								\
+		.setup = setup,							\
+		.teardown = teardown,						\
+	};									\
+	int main(int argc, char **argv)						\
+	{									\
+		return ksim_stress_main(&ksim_stress_program, argc, argv);	\
+	}
+
 static inline bool ksim_stress_running(void)
 {
 	extern int ksim_stress_stop;
