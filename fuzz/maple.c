@@ -16,6 +16,8 @@
  *     CONFIG_DEBUG_MAPLE_TREE, so the harness counts their failures through
  *     maple_tree_tests_run/_passed);
  *   - a full walk of the tree equals the model, range by range;
+ *     these two after every op that may change the tree in a replay, on the
+ *     schedule of ksim_fuzz_full_check_due() when fuzzing (ksim/fuzz.h);
  *   - the shim reported no problem (WARN, lockdep, RCU usage, sleep in
  *     atomic); at the end of the input: no leaked node, no lock held.
  */
@@ -32,7 +34,13 @@
 
 
 #define MAX_OPS		512
-#define MAX_ENTRIES	8192	/* bursts stop growing the tree here */
+/*
+ * What the bursts of one input may store in total: an input's cost is its
+ * stores (~0.5-1 us each, instrumented), and a fuzzer whose queue fills with
+ * inputs of 10,000 stores runs at a few hundred execs/s (fuzz/README.md,
+ * Throughput).  1024 still builds trees of height 3 to 4.
+ */
+#define MAX_BURST_STORES	1024
 
 enum {
 	OP_STORE_RANGE,		/* mtree_store_range */
@@ -65,7 +73,14 @@ static const char *const op_names[OP_NR] = {
 	"reinit", "burst",
 };
 
-/* ---- the model: sorted, non-overlapping intervals of non-NULL entries ---- */
+/*
+ * ---- the model: sorted, non-overlapping intervals of non-NULL entries ----
+ *
+ * Its functions are noinline: AFL++ instruments after inlining, so a model
+ * loop inlined into run_op() would get coverage counters (and reload the
+ * model pointer after each counter store) although the denylist
+ * (fuzz/CMakeLists.txt) names the function.
+ */
 
 struct ival {
 	unsigned long first, last, val;	/* val != 0 */
@@ -87,7 +102,7 @@ static void model_reserve(size_t n)
 }
 
 /* Index of the first interval with last >= index (nr_model if none). */
-static size_t model_lower(unsigned long index)
+static noinline size_t model_lower(unsigned long index)
 {
 	size_t lo = 0, hi = nr_model;
 
@@ -102,21 +117,21 @@ static size_t model_lower(unsigned long index)
 	return lo;
 }
 
-static const struct ival *model_at(unsigned long index)
+static noinline const struct ival *model_at(unsigned long index)
 {
 	size_t i = model_lower(index);
 
 	return i < nr_model && model[i].first <= index ? &model[i] : NULL;
 }
 
-static bool model_any(unsigned long first, unsigned long last)
+static noinline bool model_any(unsigned long first, unsigned long last)
 {
 	size_t i = model_lower(first);
 
 	return i < nr_model && model[i].first <= last;
 }
 
-static void model_store(unsigned long first, unsigned long last, unsigned long val)
+static noinline void model_store(unsigned long first, unsigned long last, unsigned long val)
 {
 	size_t i = model_lower(first), j = i, n = 0;
 
@@ -140,8 +155,63 @@ static void model_store(unsigned long first, unsigned long last, unsigned long v
 	nr_model = nr_model - (j - i) + n;
 }
 
+/*
+ * A burst's stores go into the model at once, by one merge: model_store()
+ * moves the array's tail on every store, which made the model a tenth of
+ * a fuzzing run.  @b: ascending, disjoint intervals; val 0 erases.
+ */
+static noinline void model_store_sorted(const struct ival *b, size_t n)
+{
+	size_t i = 0, out = 0;
+	struct ival cur;
+	bool have = false;
+	struct ival *t;
+
+	model_reserve(nr_model + 2 * n + 1);
+	for (size_t j = 0; j < n; j++) {
+		/* Intervals wholly below b[j] stay. */
+		for (;;) {
+			if (!have) {
+				if (i == nr_model)
+					break;
+				cur = model[i++];
+				have = true;
+			}
+			if (cur.last >= b[j].first)
+				break;
+			scratch[out++] = cur;
+			have = false;
+		}
+		/* The part of cur left of b[j] stays. */
+		if (have && cur.first < b[j].first) {
+			scratch[out] = cur;
+			scratch[out++].last = b[j].first - 1;
+		}
+		/* Intervals inside b[j] go; one reaching past it keeps its right part. */
+		while (have && cur.last <= b[j].last) {
+			have = false;
+			if (i < nr_model && model[i].first <= b[j].last) {
+				cur = model[i++];
+				have = true;
+			}
+		}
+		if (have && cur.first <= b[j].last)
+			cur.first = b[j].last + 1;
+		if (b[j].val)
+			scratch[out++] = b[j];
+	}
+	if (have)
+		scratch[out++] = cur;
+	while (i < nr_model)
+		scratch[out++] = model[i++];
+	t = model;
+	model = scratch;
+	scratch = t;
+	nr_model = out;
+}
+
 /* Lowest start of @size free slots in [min, max]; false if none. */
-static bool model_gap(unsigned long min, unsigned long max, unsigned long size,
+static noinline bool model_gap(unsigned long min, unsigned long max, unsigned long size,
 		      unsigned long *start)
 {
 	unsigned long cand = min;
@@ -164,7 +234,7 @@ static bool model_gap(unsigned long min, unsigned long max, unsigned long size,
 }
 
 /* Highest last of @size free slots in [min, max]; false if none. */
-static bool model_gap_rev(unsigned long min, unsigned long max, unsigned long size,
+static noinline bool model_gap_rev(unsigned long min, unsigned long max, unsigned long size,
 			  unsigned long *lastp)
 {
 	unsigned long cand = max;
@@ -195,6 +265,7 @@ static struct maple_tree trees[2];
 static struct maple_tree *mt;
 static unsigned int mt_flags;
 static unsigned long next_val;
+static unsigned int burst_stores;	/* this input's, up to MAX_BURST_STORES */
 
 static void *val_entry(unsigned long v)
 {
@@ -614,6 +685,7 @@ static void op_dup(uint8_t flags)
 {
 #ifdef KSIM_HAVE_MT_DUP
 	struct maple_tree *new = mt == &trees[0] ? &trees[1] : &trees[0];
+	bool due;
 	int ret;
 
 	mt_init_flags(new, mt_flags);
@@ -634,7 +706,10 @@ static void op_dup(uint8_t flags)
 		mtree_unlock(new);
 	}
 	KSIM_FUZZ_TRACE("    -> %d\n", ret);
-	check_tree(mt, "source after dup", false);
+	/* One op on the oracle's schedule: both trees are checked, or neither. */
+	due = ksim_fuzz_full_check_due(nr_model, ksim_fuzz_fault_failures() > 0);
+	if (due)
+		check_tree(mt, "source after dup", false);
 	if (ret) {
 		KSIM_FUZZ_CHECK(ret == -ENOMEM && ksim_fuzz_fault_failures() > 0,
 				"dup returned %d", ret);
@@ -642,7 +717,8 @@ static void op_dup(uint8_t flags)
 		mtree_destroy(new);
 		return;
 	}
-	check_tree(new, "dup", true);
+	if (due)
+		check_tree(new, "dup", true);
 	if (flags & 8) {
 		mtree_destroy(mt);
 		mt = new;
@@ -663,6 +739,9 @@ static void op_burst(struct ksim_fuzz_in *in, uint8_t flags)
 	unsigned int len = ksim_fuzz_u8(in) % stride;
 	bool erase = flags & 1;
 	gfp_t gfp = get_gfp(flags);
+	/* Stored, not yet in the model (one merge at the end). */
+	static struct ival done[256];
+	size_t nr_done = 0;
 
 	KSIM_FUZZ_TRACE("burst: %u %s of [%lu + k*%u, +%u]\n", count,
 			erase ? "erases" : "stores", start, stride, len);
@@ -671,8 +750,14 @@ static void op_burst(struct ksim_fuzz_in *in, uint8_t flags)
 		unsigned long val = erase ? 0 : ++next_val;
 		int ret;
 
-		if (first < start || last < first || nr_model >= MAX_ENTRIES)
+		if (first < start || last < first)
 			break;
+		if (burst_stores >= MAX_BURST_STORES) {
+			KSIM_FUZZ_TRACE("    the input's %d burst stores are spent\n",
+					MAX_BURST_STORES);
+			break;
+		}
+		burst_stores++;
 		ret = mtree_store_range(mt, first, last, val_entry(val), gfp);
 		if (ksim_fuzz_verbose > 1 || (ksim_fuzz_verbose && ret))
 			KSIM_FUZZ_TRACE("    [%lu, %lu] = %lu -> %d\n", first, last, val, ret);
@@ -683,8 +768,9 @@ static void op_burst(struct ksim_fuzz_in *in, uint8_t flags)
 			continue;
 		}
 		KSIM_FUZZ_CHECK(ret == 0, "burst store [%lu, %lu] returned %d", first, last, ret);
-		model_store(first, last, val);
+		done[nr_done++] = (struct ival){ first, last, val };
 	}
+	model_store_sorted(done, nr_done);
 }
 
 static void op_reinit(uint8_t flags)
@@ -715,6 +801,7 @@ static void run_op(struct ksim_fuzz_in *in)
 	uint8_t op = ksim_fuzz_u8(in) % OP_NR;
 	uint8_t flags = ksim_fuzz_u8(in);
 	unsigned long first, last, val;
+	bool injected;
 	int ret;
 
 	KSIM_FUZZ_TRACE("#%lu ", in->nr_ops);
@@ -854,16 +941,21 @@ static void run_op(struct ksim_fuzz_in *in)
 		op_burst(in, flags);
 		break;
 	}
+	injected = ksim_fuzz_fault_failures() > 0;
 	ksim_fuzz_fault_disarm();
 	/*
 	 * The whole-tree oracle (mt_validate + a full walk against the model,
-	 * O(entries)) runs after every op that may change the tree, failed
-	 * ones included.  Read-only ops have their results checked against
-	 * the model, and a tree one of them damaged is still caught by the
-	 * next full check (at the latest at the end of the input): this keeps
-	 * the oracle and saves a third of its cost (fuzz/README.md).
+	 * O(entries)) runs after ops that may change the tree, failed ones
+	 * included: after every one in a replay, on the schedule of
+	 * ksim_fuzz_full_check_due() (ksim/fuzz.h) when fuzzing, and always
+	 * after an op whose allocations were failed (the error paths).
+	 * Read-only ops have their results checked against the model, and a
+	 * tree one of them damaged is still caught by the next full check (at
+	 * the latest at the end of the input): this keeps the oracle and saves
+	 * a third of its cost (fuzz/README.md).  A dup checks both trees
+	 * itself (op_dup).
 	 */
-	if (!read_only_op(op))
+	if (!read_only_op(op) && op != OP_DUP && ksim_fuzz_full_check_due(nr_model, injected))
 		check_tree(mt, op_names[op], false);
 	else
 		ksim_fuzz_check_problems(op_names[op]);
@@ -878,6 +970,7 @@ static void maple_run(struct ksim_fuzz_in *in)
 	mt_init_flags(mt, mt_flags);
 	nr_model = 0;
 	next_val = 0;
+	burst_stores = 0;
 	KSIM_FUZZ_TRACE("mt_init_flags(%#x)\n", mt_flags);
 	while (ksim_fuzz_more(in) && in->nr_ops < MAX_OPS) {
 		run_op(in);

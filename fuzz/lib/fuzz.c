@@ -21,6 +21,8 @@
 
 int ksim_fuzz_verbose;
 const char *ksim_fuzz_current_file;
+bool ksim_fuzz_every_op;		/* the replay binary's main() sets it */
+static unsigned long ops_since_full_check;
 
 static bool fault_armed;
 static bool in_iteration;
@@ -120,6 +122,16 @@ void ksim_fuzz_check_problems(const char *where)
 	die();
 }
 
+bool ksim_fuzz_full_check_due(unsigned long size, bool force)
+{
+	if (ksim_fuzz_every_op || force ||
+	    ++ops_since_full_check * KSIM_FUZZ_CHECK_SPAN >= size) {
+		ops_since_full_check = 0;
+		return true;
+	}
+	return false;
+}
+
 /* ---- setup and iterations ---- */
 
 void ksim_fuzz_setup(void)
@@ -132,6 +144,9 @@ void ksim_fuzz_setup(void)
 	done = true;
 	if (v && *v)
 		ksim_fuzz_verbose = atoi(v);
+	v = getenv("KSIM_FUZZ_EVERY_OP");
+	if (v && *v)
+		ksim_fuzz_every_op = atoi(v);
 	/*
 	 * backtrace() loads libgcc_s on first use: do it before the fork
 	 * server, not in every child that fails an input (crash reports).
@@ -206,6 +221,7 @@ int ksim_fuzz_one(const uint8_t *data, size_t size)
 	in_iteration = true;
 	ksim_problems_reset();
 	live_at_start = slab_live();
+	ops_since_full_check = 0;
 	ksim_fuzz_target.run(&in);
 	end_checks();
 	in_iteration = false;

@@ -115,7 +115,8 @@ static void usage(FILE *out, const char *prog)
 		"  -v  print the decoded operation trace\n"
 		"  -q  no shim messages\n"
 		"  -t  print each input's CPU time (finds the inputs that slow a campaign)\n"
-		"environment: KSIM_FUZZ_VERBOSE=1 (same as -v)\n",
+		"environment: KSIM_FUZZ_VERBOSE=1 (same as -v); KSIM_FUZZ_EVERY_OP=0\n"
+		"  checks the whole structure on the fuzzers' schedule, not after every op\n",
 		prog, ksim_fuzz_target.name);
 }
 
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 	int nr = 0, cap = 0, i;
 	int first_path = 0;
 
+	ksim_fuzz_every_op = true;	/* a replay pins a failure to its op */
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			ksim_fuzz_verbose++;

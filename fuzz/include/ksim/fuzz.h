@@ -110,6 +110,26 @@ void ksim_fuzz_fail(const char *file, int line, const char *cond, const char *fm
 /* Fails the iteration if the shim counted a problem since it began. */
 void ksim_fuzz_check_problems(const char *where);
 
+/*
+ * When the whole-structure oracle runs (maple: mt_validate() and a walk of
+ * the whole tree against the model, O(size) per call).  Every op's own
+ * results are always checked; the whole-structure check is due
+ *   - after every op in replays (fuzz_<t>_replay: CTest, triage, the
+ *     reproducer commands), which pin a failure to the op that caused it;
+ *   - in fuzzing binaries (AFL++, libFuzzer), after an op when @force (an
+ *     error path ran: an allocation failure was injected) or when the ops
+ *     since the last check times KSIM_FUZZ_CHECK_SPAN reach @size: every
+ *     op while the structure is small, every 4th op at 4 * SPAN entries.
+ *     The oracle then costs O(SPAN) per op instead of O(size), which is
+ *     what keeps big-tree inputs from halving the exec rate (fuzz/README.md,
+ *     Throughput).  A damaged tree is still caught by the next check, at
+ *     the latest at the end of the input, and its replay names the op.
+ * KSIM_FUZZ_EVERY_OP=1 (or 0) overrides the binary's default.
+ */
+#define KSIM_FUZZ_CHECK_SPAN	64
+extern bool ksim_fuzz_every_op;
+bool ksim_fuzz_full_check_due(unsigned long size, bool force);
+
 /* ---- targets ---- */
 
 struct ksim_fuzz_target {
