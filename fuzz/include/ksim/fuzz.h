@@ -9,7 +9,8 @@
  * where init_fn (may be NULL) runs once before the fork server starts and
  * run_fn(struct ksim_fuzz_in *in) decodes the input into operations, checks
  * each result against its reference model with KSIM_FUZZ_CHECK() and
- * validates the structure after each step.  The framework supplies the
+ * validates the structure after each step (or on the schedule of
+ * ksim_fuzz_full_check_due() below).  The framework supplies the
  * libFuzzer entry points (LLVMFuzzerInitialize/LLVMFuzzerTestOneInput, used
  * by AFL++'s persistent driver, libFuzzer and OSS-Fuzz) and, for the replay
  * binary, a main() that runs files or corpus directories as a test.
