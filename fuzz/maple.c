@@ -212,7 +212,7 @@ static noinline void model_store_sorted(const struct ival *b, size_t n)
 
 /* Lowest start of @size free slots in [min, max]; false if none. */
 static noinline bool model_gap(unsigned long min, unsigned long max, unsigned long size,
-		      unsigned long *start)
+			       unsigned long *start)
 {
 	unsigned long cand = min;
 
@@ -234,8 +234,8 @@ static noinline bool model_gap(unsigned long min, unsigned long max, unsigned lo
 }
 
 /* Highest last of @size free slots in [min, max]; false if none. */
-static noinline bool model_gap_rev(unsigned long min, unsigned long max, unsigned long size,
-			  unsigned long *lastp)
+static noinline bool model_gap_rev(unsigned long min, unsigned long max,
+				   unsigned long size, unsigned long *lastp)
 {
 	unsigned long cand = max;
 	size_t i = model_lower(max);
