@@ -51,7 +51,8 @@
  *     a success moved the model's pages (flags, file; pgoff carried, or the
  *     new address for an anonymous VMA never faulted, as copy_vma() does)
  *     and left the old range unmapped (DONTUNMAP: mapped, as it was, and
- *     empty of pages), grew in place into unmapped pages only, or shrank;
+ *     empty of pages; under an injected failure it may stay mapped without
+ *     VM_ACCOUNT), grew in place into unmapped pages only, or shrank;
  *     the page contents (pfns) moved with their addresses.  A failure is
  *     -EFAULT/-EINVAL/-ENOMEM; it changed nothing but what mremap_to()
  *     unmaps first (the destination, the tail of a shrink);
@@ -655,6 +656,30 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			set_range(p, addr, addr + old_len, 0, NULL, 0);
 		set_range(p, r, r + new_len, first.flags, first.file,
 			  unfaulted ? (unsigned long)r / PG : first.pgoff);
+		if (!(mf & KSIM_MREMAP_DONTUNMAP) && last_failures) {
+			/*
+			 * move_vma(): when unmapping the old range fails after
+			 * the move ("OOM: unable to split vma, just get accounts
+			 * right") the old VMA stays, VM_ACCOUNT cleared, its
+			 * pages gone with the page tables; mremap succeeds.
+			 */
+			unsigned long stayed = 0;
+
+			read_kernel(p, kpages);
+			for (k = 0; k < n; k++) {
+				long i = page_index(addr + k * PG);
+				struct mpage old = before[i];
+
+				old.flags &= ~KSIM_VM_ACCOUNT;
+				if (kpages[i].flags && page_eq(&kpages[i], &old)) {
+					p->pg[i] = kpages[i];
+					stayed++;
+				}
+			}
+			KSIM_FUZZ_CHECK(stayed == 0 || stayed == n,
+					"mremap moved [%#lx, +%#lx) and left %lu of its %lu pages mapped",
+					addr, old_len, stayed, n);
+		}
 		if (mf & KSIM_MREMAP_DONTUNMAP) {
 			/* the old VMA stays; an anonymous one that was exactly the range gets pgoff = start */
 			read_kernel(p, kpages);
