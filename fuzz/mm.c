@@ -679,6 +679,27 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			KSIM_FUZZ_CHECK(stayed == 0 || stayed == n,
 					"mremap moved [%#lx, +%#lx) and left %lu of its %lu pages mapped",
 					addr, old_len, stayed, n);
+			/*
+			 * That path also drops account_start/end, so the rest of
+			 * the old VMA, around the range, keeps VM_ACCOUNT cleared:
+			 * accept it on the pages of the same mapping either side.
+			 */
+			for (int dir = -1; stayed && dir <= 1; dir += 2) {
+				unsigned long a = dir < 0 ? addr - PG : addr + old_len;
+
+				for (; page_index(a) >= 0; a += dir * PG) {
+					long i = page_index(a);
+					struct mpage same = { first.flags,
+							      first.pgoff + (long)(a - addr) / (long)PG,
+							      first.file };
+
+					if (!page_eq(&before[i], &same))
+						break;
+					same.flags &= ~KSIM_VM_ACCOUNT;
+					if (page_eq(&kpages[i], &same))
+						p->pg[i] = kpages[i];
+				}
+			}
 		}
 		if (mf & KSIM_MREMAP_DONTUNMAP) {
 			/* the old VMA stays; an anonymous one that was exactly the range gets pgoff = start */
