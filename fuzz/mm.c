@@ -565,6 +565,16 @@ static void op_new(struct ksim_fuzz_in *in, int slot)
 	memset(p->pg, 0, sizeof(p->pg));
 }
 
+/*
+ * A page that move_vma()'s OOM paths ("OOM: unable to split vma") leave
+ * mapped: as it was, VM_ACCOUNT cleared.
+ */
+static bool kept_unaccounted(const struct mpage *k, struct mpage was)
+{
+	was.flags &= ~KSIM_VM_ACCOUNT;
+	return k->flags && page_eq(k, &was);
+}
+
 static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	static const unsigned long modes[4] = { 0, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
@@ -605,15 +615,11 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			 * VMA stays, its VM_ACCOUNT cleared: a copy of the
 			 * mapping at new_addr.
 			 */
-			bool stayed = false;
+			bool stayed = (mf & KSIM_MREMAP_FIXED) && a >= new_addr &&
+				      a < new_addr + n * PG &&
+				      kept_unaccounted(&kpages[i],
+						       before[page_index(addr + (a - new_addr))]);
 
-			if ((mf & KSIM_MREMAP_FIXED) && a >= new_addr && a < new_addr + n * PG &&
-			    kpages[i].flags) {
-				struct mpage old = before[page_index(addr + (a - new_addr))];
-
-				old.flags &= ~KSIM_VM_ACCOUNT;
-				stayed = page_eq(&kpages[i], &old);
-			}
 			KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]) || (may_go && !kpages[i].flags) ||
 					stayed,
 					"failed mremap changed page %#lx: flags %#lx pgoff %#lx, was %#lx pgoff %#lx",
@@ -668,10 +674,8 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			read_kernel(p, kpages);
 			for (k = 0; k < n; k++) {
 				long i = page_index(addr + k * PG);
-				struct mpage old = before[i];
 
-				old.flags &= ~KSIM_VM_ACCOUNT;
-				if (kpages[i].flags && page_eq(&kpages[i], &old)) {
+				if (kept_unaccounted(&kpages[i], before[i])) {
 					p->pg[i] = kpages[i];
 					stayed++;
 				}
@@ -695,8 +699,7 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 
 					if (!page_eq(&before[i], &same))
 						break;
-					same.flags &= ~KSIM_VM_ACCOUNT;
-					if (page_eq(&kpages[i], &same))
+					if (kept_unaccounted(&kpages[i], same))
 						p->pg[i] = kpages[i];
 				}
 			}
