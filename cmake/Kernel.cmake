@@ -35,9 +35,9 @@ set(KSIM_KVERSION_RESOLVED "${KSIM_KVERSION}" CACHE INTERNAL "its version")
 # <include/linux/maple_tree.h>), with the shim's config force-included as
 # the kernel's build force-includes kconfig.h and compiler_types.h.
 set(KSIM_KERNEL_CFLAGS
+  "SHELL:-include ${CMAKE_BINARY_DIR}/include/ksim/features.h"
   "SHELL:-include ${CMAKE_SOURCE_DIR}/shim/include/linux/kconfig.h"
   "SHELL:-include ${CMAKE_SOURCE_DIR}/shim/include/linux/compiler_types.h"
-  -DKSIM_KVER_CODE=${KSIM_KVER_CODE}
   -fno-strict-aliasing -fno-common
   -Wno-unused-function -Wno-unused-variable -Wno-unused-but-set-variable
   -Wno-unused-parameter -Wno-sign-compare -Wno-pointer-sign -Wno-missing-field-initializers

@@ -550,7 +550,7 @@ static void op_walk(struct ksim_fuzz_in *in, uint8_t flags)
  */
 static bool new_area_contract(void)
 {
-#ifdef KSIM_MAPLE_AREA_SIZE_CHECK
+#if KSIM_HAVE_MAPLE_AREA_SIZE_CHECK
 	return true;
 #else
 	return false;
@@ -683,7 +683,7 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 
 static void op_dup(uint8_t flags)
 {
-#ifdef KSIM_HAVE_MT_DUP
+#if KSIM_HAVE_MT_DUP
 	struct maple_tree *new = mt == &trees[0] ? &trees[1] : &trees[0];
 	bool due;
 	int ret;

@@ -95,7 +95,7 @@ void test_kmem_cache_bulk(void)
 
 void ksim_maple_suite_init(void);
 
-#ifdef KSIM_HAVE_REGRESSION_TESTS
+#if KSIM_HAVE_MAPLE_REGRESSION_TESTS
 KSIM_TEST(regression)
 {
 	regression_tests();

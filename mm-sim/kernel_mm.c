@@ -24,13 +24,13 @@ struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 #include <mm/vma.c>
 #endif
 
 #include "mm_extract_gen.c"
 
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 /* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
 #include <mm_sim/mremap.h>
 #include "mm_mremap_gen.c"
@@ -126,7 +126,7 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 	return 0;
 }
 
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 		      unsigned long addr, unsigned long len, unsigned long flags)
 {

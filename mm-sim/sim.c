@@ -15,7 +15,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 #include <mm/vma.h>
 #endif
 #include <pthread.h>
@@ -50,7 +50,7 @@ int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 
 bool ksim_mm_has_vma_c(void)
 {
-	return KSIM_KVER_CODE >= 0x060c00;
+	return KSIM_HAVE_MM_VMA_C;
 }
 
 unsigned int ksim_mm_kver(void)
@@ -156,7 +156,7 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	/* do_mmap(): anonymous shared mappings start at pgoff 0, private ones at addr */
 	if (!file)
 		pgoff = (vm_flags & VM_SHARED) ? 0 : addr >> PAGE_SHIFT;
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	{
 		LIST_HEAD(uf);
 
@@ -175,7 +175,7 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 {
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	VMA_ITERATOR(vmi, mm, addr);
 	LIST_HEAD(uf);
 	int ret;
@@ -195,7 +195,7 @@ int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  unsigned long access)
 {
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	unsigned long end = start + PAGE_ALIGN(len), nstart, tmp;
 	struct vm_area_struct *vma, *prev;
 	struct mmu_gather tlb;
@@ -260,7 +260,7 @@ long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new
 long ksim_mremap(struct mm_struct *mm, unsigned long old_addr, unsigned long old_len,
 		 unsigned long new_len, unsigned long flags, unsigned long new_addr)
 {
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	long ret;
 
 	ksim_set_current(mm);
@@ -280,7 +280,7 @@ void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start)
 /* sys_brk() without randomisation or rlimits: grow with do_brk_flags(), shrink with munmap. */
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk)
 {
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	unsigned long oldbrk = PAGE_ALIGN(mm->brk);
 	struct vm_area_struct *brkvma, *next;
 	VMA_ITERATOR(vmi, mm, 0);
@@ -341,7 +341,7 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 	vma->vm_start = start;
 	vma->vm_end = end;
 	vma->vm_pgoff = file ? pgoff : start >> PAGE_SHIFT;
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_VM_FLAGS_INIT
 	vm_flags_init(vma, vm_flags);
 #else
 	vma->vm_flags = vm_flags;
@@ -858,7 +858,7 @@ int ksim_tree_dup_mt(struct mm_struct *src, struct mm_struct *dst)
 {
 	int ret = -ENOSYS;
 
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 	mmap_write_lock(src);
 	mmap_write_lock_nested(dst, SINGLE_DEPTH_NESTING);
 	ret = __mt_dup(&src->mm_mt, &dst->mm_mt, GFP_KERNEL);

@@ -315,7 +315,7 @@ struct list_head *ksim_file_list(void)
 void vma_iter_dump_tree(const struct vma_iterator *vmi)
 {
 	pr_err("vmi %p [%lx, %lx]\n", vmi, vmi->mas.index, vmi->mas.last);
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MT_DUMP_FORMAT
 	mt_dump(vmi->mas.tree, mt_dump_hex);
 #else
 	mt_dump(vmi->mas.tree);

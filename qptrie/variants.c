@@ -5,7 +5,7 @@
 extern const struct bpf_map_ops htab_map_ops, htab_lru_map_ops,
 	htab_percpu_map_ops, htab_lru_percpu_map_ops, trie_map_ops,
 	ksim_qp_trie_ref_map_ops;
-#ifdef KSIM_HAVE_QP_TRIE_SERIES
+#if KSIM_HAVE_QP_TRIE_SERIES
 extern const struct bpf_map_ops qp_trie_map_ops;
 #endif
 
@@ -31,7 +31,7 @@ static const struct ksim_bpf_variant v_lpm = {
 static const struct ksim_bpf_variant v_qp_ref = {
 	"qp_trie_ref", &ksim_qp_trie_ref_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
 	BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY, KSIM_BPF_KIND_DYNPTR };
-#ifdef KSIM_HAVE_QP_TRIE_SERIES
+#if KSIM_HAVE_QP_TRIE_SERIES
 static const struct ksim_bpf_variant v_qp = {
 	"qp_trie", &qp_trie_map_ops, BPF_MAP_TYPE_QP_TRIE,
 	BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY, KSIM_BPF_KIND_DYNPTR | K };
@@ -39,7 +39,7 @@ static const struct ksim_bpf_variant v_qp = {
 
 const struct ksim_bpf_variant *const ksim_bpf_variants[] = {
 	&v_hash, &v_hash_np, &v_lru, &v_lru_nc, &v_pcpu, &v_pcpu_np, &v_lpm, &v_qp_ref,
-#ifdef KSIM_HAVE_QP_TRIE_SERIES
+#if KSIM_HAVE_QP_TRIE_SERIES
 	&v_qp,
 #endif
 	NULL,

@@ -402,7 +402,7 @@ CONF(percpu_hash, "percpu_hash", 8, 12, 64, 4000)
 CONF(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 4000)
 CONF(lpm_trie, "lpm_trie", 8, 16, 64, 6000)
 CONF(qp_trie_ref, "qp_trie_ref", 0, 16, 128, 8000)
-#ifdef KSIM_HAVE_QP_TRIE_SERIES
+#if KSIM_HAVE_QP_TRIE_SERIES
 CONF(qp_trie_series, "qp_trie", 0, 16, 128, 8000)
 #endif
 

@@ -316,6 +316,6 @@ KSIM_TEST(sweep_qp_trie_ref_checking)
 	sweep("qp_trie_ref");
 	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
 }
-#ifdef KSIM_HAVE_QP_TRIE_SERIES
+#if KSIM_HAVE_QP_TRIE_SERIES
 KSIM_TEST(sweep_qp_trie) { sweep("qp_trie"); }
 #endif

@@ -254,7 +254,7 @@ struct vm_area_struct {
 	};
 	struct mm_struct *vm_mm;
 	pgprot_t vm_page_prot;
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_VM_FLAGS_INIT
 	union {
 		const vm_flags_t vm_flags;	/* 6.3+: written through vm_flags_*() */
 		vm_flags_t __private __vm_flags;
@@ -319,7 +319,7 @@ extern __thread struct task_struct *ksim_current;
 struct vma_iterator {
 	struct ma_state mas;
 };
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 #define VMA_ITERATOR(name, __mm, __addr)				\
 	struct vma_iterator name = {					\
 		.mas = {						\
@@ -541,7 +541,7 @@ unsigned long mmap_region(struct file *file, unsigned long addr,
 void vma_set_page_prot(struct vm_area_struct *vma);
 struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
 void unlink_file_vma(struct vm_area_struct *vma);
-#if KSIM_KVER_CODE < 0x060c00
+#if !KSIM_HAVE_MM_VMA_C
 void vma_close(struct vm_area_struct *vma);		/* 6.1: mm/util.c */
 #endif
 
@@ -638,7 +638,7 @@ struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		      unsigned long addr, unsigned long end, struct zap_details *details);
-#if KSIM_KVER_CODE >= 0x060c00
+#if KSIM_HAVE_MM_VMA_C
 void free_pgtables(struct mmu_gather *tlb, struct ma_state *mas,
 		   struct vm_area_struct *vma, unsigned long floor,
 		   unsigned long ceiling, bool mm_wr_locked);

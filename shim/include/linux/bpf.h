@@ -2,7 +2,7 @@
 /*
  * The BPF map side of the kernel's linux/bpf.h: struct bpf_map, struct
  * bpf_map_ops (member list and signatures of the tree's era, selected by
- * KSIM_KVER_CODE), the map helpers of kernel/bpf/syscall.c
+ * ksim/features.h), the map helpers of kernel/bpf/syscall.c
  * (shim/kernel/bpf/syscall.c) and the dynptr key.  The uapi (union
  * bpf_attr, map types, flags, struct bpf_insn) is the tree's own.
  *
@@ -42,8 +42,7 @@
 #endif
 #define KSIM_BPF_MAP_TYPE_QP_TRIE	((enum bpf_map_type)1000)	/* beyond any mainline type */
 
-#define KSIM_BPF_ERA_LONG	(KSIM_KVER_CODE >= 0x060400)	/* ops return long */
-#if KSIM_BPF_ERA_LONG
+#if KSIM_HAVE_BPF_OPS_LONG
 typedef long ksim_bpf_ret_t;
 #else
 typedef int ksim_bpf_ret_t;
@@ -90,7 +89,7 @@ struct bpf_map_ops {
 	int (*map_lookup_and_delete_batch)(struct bpf_map *map,
 					   const union bpf_attr *attr,
 					   union bpf_attr __user *uattr);
-#if KSIM_BPF_ERA_LONG
+#if KSIM_HAVE_BPF_OPS_LONG
 	int (*map_update_batch)(struct bpf_map *map, struct file *map_file,
 				const union bpf_attr *attr,
 				union bpf_attr __user *uattr);
@@ -110,7 +109,7 @@ struct bpf_map_ops {
 	void *(*map_lookup_percpu_elem)(struct bpf_map *map, void *key, u32 cpu);
 
 	void *(*map_fd_get_ptr)(struct bpf_map *map, struct file *map_file, int fd);
-#ifdef KSIM_BPF_FD_PUT_NEED_DEFER	/* set by CMake from the tree's bpf.h */
+#if KSIM_HAVE_BPF_FD_PUT_NEED_DEFER
 	void (*map_fd_put_ptr)(struct bpf_map *map, void *ptr, bool need_defer);
 #else
 	void (*map_fd_put_ptr)(void *ptr);
@@ -344,7 +343,7 @@ static inline bool bpf_jit_supports_percpu_insn(void) { return false; }
 /* Generic parts of kernel/bpf/syscall.c and verifier.c referenced by ops tables. */
 int generic_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr,
 			     union bpf_attr __user *uattr);
-#if KSIM_BPF_ERA_LONG
+#if KSIM_HAVE_BPF_OPS_LONG
 int generic_map_update_batch(struct bpf_map *map, struct file *map_file,
 			     const union bpf_attr *attr, union bpf_attr __user *uattr);
 #else

@@ -36,13 +36,13 @@
 #include <ksim/bpf_mem.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define KSIM_HAVE_ASAN 1
+#define KSIM_ASAN_POISON 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define KSIM_HAVE_ASAN 1
+#define KSIM_ASAN_POISON 1
 #endif
 #endif
-#ifdef KSIM_HAVE_ASAN
+#ifdef KSIM_ASAN_POISON
 #include <sanitizer/asan_interface.h>
 #else
 #define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))

@@ -133,7 +133,7 @@ void bpf_map_put_with_uref(struct bpf_map *map)
 
 /* ---- not emulated: programs, BTF, batches, map-in-map ---- */
 
-#if KSIM_BPF_ERA_LONG
+#if KSIM_HAVE_BPF_OPS_LONG
 int generic_map_update_batch(struct bpf_map *map, struct file *map_file,
 			     const union bpf_attr *attr, union bpf_attr __user *uattr)
 #else
@@ -198,7 +198,7 @@ void *bpf_map_fd_get_ptr(struct bpf_map *map, struct file *map_file, int ufd)
 	return ERR_PTR(-ENOTSUPP);
 }
 
-#ifdef KSIM_BPF_FD_PUT_NEED_DEFER
+#if KSIM_HAVE_BPF_FD_PUT_NEED_DEFER
 void bpf_map_fd_put_ptr(struct bpf_map *map, void *ptr, bool need_defer) { }
 #else
 void bpf_map_fd_put_ptr(void *ptr) { }
