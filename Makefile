@@ -6,14 +6,17 @@
 #   make bench                all benchmarks (bench-maple-suite, bench-bpf)
 #   make fuzz-<target>        an AFL++ campaign
 #   KSRC=/path/to/linux make test   test your own kernel tree
-#   KVER=6.1 make test              Debian's linux-source-6.1 instead of 6.12
-#   make matrix [MATRIX="6.12 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
+#   KVER=6.1 make test              Debian's linux-source-6.1 (6.1, 6.12, 7.2, 7.3; default: the newest)
+#   make matrix [MATRIX="7.3 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
 
 PRESET   ?= default
 JOBS     ?= $(shell nproc)
 DURATION ?= 120
-# One build tree per preset and kernel, so switching trees never mixes objects.
-KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(KVER),-$(KVER)))
+# One build tree per preset and kernel, so switching trees never mixes objects;
+# the default kernel (the newest supported) builds in build/<preset>.
+SUPPORTED   := $(shell python3 scripts/ksim-kernel --supported 2>/dev/null)
+DEFAULT_KVER := $(shell python3 scripts/ksim-kernel --default 2>/dev/null)
+KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAULT_KVER),$(KVER)),-$(KVER)))
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
@@ -22,7 +25,7 @@ CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER
 all: build
 
 help:
-	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 bootstrap:
 	@scripts/ksim-bootstrap
@@ -74,9 +77,10 @@ bench-mm-fork:
 	@cmake --build build/release-6.12 --target mm_sim_bench -j $(JOBS)
 	@scripts/ksim bench-mm-fork --build61 build/release-6.1 --build612 build/release-6.12
 
-MATRIX ?= 6.12 6.1
+# Every supported kernel by default; MATRIX_LABELS="unit|maple-suite" narrows the tests.
+MATRIX ?= $(SUPPORTED)
 matrix: bootstrap
-	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)")
+	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)") $(if $(MATRIX_LABELS),-L "$(MATRIX_LABELS)")
 
 fuzz-%: bootstrap
 	@scripts/ksim fuzz $* --duration $(DURATION) --jobs $(JOBS) --build build/afl$(KTAG) $(if $(KSRC),--ksrc $(abspath $(KSRC)))

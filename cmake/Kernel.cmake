@@ -27,6 +27,12 @@ set(KSIM_KVER_MAJOR ${CMAKE_MATCH_1})
 set(KSIM_KVER_MINOR ${CMAKE_MATCH_2})
 math(EXPR KSIM_KVER_CODE "${KSIM_KVER_MAJOR} * 65536 + ${KSIM_KVER_MINOR} * 256")
 message(STATUS "ksim: kernel ${KSIM_KVERSION} at ${KSIM_KSRC}")
+# Objects record the headers they read by path, so a build directory that
+# silently switched trees (e.g. the default kernel changed) would keep stale
+# objects: refuse, in one line.
+if(KSIM_KSRC_RESOLVED AND NOT KSIM_KSRC_RESOLVED STREQUAL KSIM_KSRC)
+  message(FATAL_ERROR "ksim: ${CMAKE_BINARY_DIR} was configured for ${KSIM_KSRC_RESOLVED}, now ${KSIM_KSRC}: remove it (rm -rf ${CMAKE_BINARY_DIR}) or pick its tree with KSRC/KVER")
+endif()
 set(KSIM_KSRC_RESOLVED "${KSIM_KSRC}" CACHE INTERNAL "kernel tree this build uses")
 set(KSIM_KVERSION_RESOLVED "${KSIM_KVERSION}" CACHE INTERNAL "its version")
 

@@ -17,10 +17,13 @@ Everything is kept under ksim-out/fuzz/TARGET/<timestamp>/ in the repository
 root (gitignored), outside every build tree: nothing found is lost.
 
 --smoke: one plain instance for DURATION seconds (CI); fails if the fuzzer
-did not run; what it finds is triaged and kept like a campaign's, and a
-crash that is not a known kernel failure (fuzz/known-failures.tsv) is printed
-as NEW, but does not fail it: 20 random seconds are not a deterministic gate
-(the committed corpus replay is).
+did not run.  What it finds is triaged and kept like a campaign's.  Finding
+something is random; a saved input that replays to the same signature twice
+is not: it is a deterministic failure of this tree.  Unless its signature is
+a known kernel failure (fuzz/known-failures.tsv), the smoke test FAILS and
+prints the replay command.  KSIM_FUZZ_SMOKE_NEW=warn only prints it (the
+project's own CI sets it, so that a new upstream bug found by chance does not
+block unrelated work; users get the failure).
 """
 import glob
 import hashlib
@@ -197,6 +200,7 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
         groups.setdefault(sig, []).append(f)
     known = known_signatures(target, kver)
     unknown = 0
+    deterministic = []
     for i, (sig, files) in enumerate(sorted(groups.items())):
         d = os.path.join(outdir, "unique", f"{i:03d}-" + hashlib.sha1(sig.encode()).hexdigest()[:8])
         os.makedirs(d, exist_ok=True)
@@ -216,14 +220,22 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
             rc, trace = replay(replay_bin, mini, verbose=True)
         open(os.path.join(d, "trace.txt"), "w").write(trace)
         is_known = any(k in trace for k in known)
+        # Deterministic: the kept input fails twice with one signature.
+        rc2, out2 = replay(replay_bin, mini)
+        steady = rc != 0 and rc2 != 0 and signature(trace) == signature(out2)
         with open(os.path.join(d, "README"), "w") as f:
             f.write(f"signature: {sig}\n{len(files)} input(s) with this signature, e.g. {first}\n")
             f.write(f"known kernel failure: {'yes' if is_known else 'no'}\n")
+            f.write(f"replays the same way twice: {'yes' if steady else 'no'}\n")
             f.write(f"reproduce: {replay_bin} -v {mini}\n")
-        unknown += not is_known and sig != "does not reproduce in the replay binary"
-        log(f"unique {os.path.basename(d)}: {len(files)} input(s){' [known]' if is_known else ''}: {sig}")
+        new = not is_known and sig != "does not reproduce in the replay binary"
+        unknown += new
+        if new and steady:
+            deterministic.append(f"{replay_bin} -v {mini}")
+        log(f"unique {os.path.basename(d)}: {len(files)} input(s)"
+            f"{' [known]' if is_known else ' [NEW, deterministic]' if new and steady else ' [NEW]' if new else ''}: {sig}")
         log(f"  reproduce: {replay_bin} -v {mini}")
-    return len(groups), unknown
+    return len(groups), unknown, deterministic
 
 
 def run(args):
@@ -302,17 +314,25 @@ def run(args):
                 f"execs_per_sec={st.get('execs_per_sec')} corpus={st.get('corpus_count')} "
                 f"coverage={st.get('bitmap_cvg')} stability={st.get('stability')} "
                 f"crashes={st.get('saved_crashes')} hangs={st.get('saved_hangs')}")
-    uniq, unknown = triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=not args.smoke)
+    uniq, unknown, deterministic = triage(target, outdir, fuzz_bin, replay_bin, kver,
+                                          tmin=not args.smoke)
     log(f"{uniq} unique crash/hang signature(s), {unknown} not known kernel failures; "
         f"everything is in {outdir}")
     if args.smoke:
-        # A smoke run checks the campaign machinery; what 20 random seconds find
-        # is kept (above) but does not fail CI: the committed corpus replay is
-        # the deterministic gate.  It fails if the fuzzer did not run.
+        # Whether 20 s find something is random; a found input that replays
+        # the same way twice is a deterministic failure of this tree.
         if unknown:
             log(f"NEW: {unknown} signature(s) not in fuzz/known-failures.tsv; inputs, traces and "
                 f"reproducers are kept in {outdir}")
-        return 0 if total_execs else 1
+        if not total_execs:
+            return 1
+        if deterministic:
+            warn = os.environ.get("KSIM_FUZZ_SMOKE_NEW", "") == "warn"
+            for cmd in deterministic:
+                log(f"{'NEW (not failing: KSIM_FUZZ_SMOKE_NEW=warn)' if warn else 'FAIL'}: "
+                    f"a new kernel failure that replays deterministically: {cmd}")
+            return 0 if warn else 1
+        return 0
     return 1 if unknown else 0
 
 

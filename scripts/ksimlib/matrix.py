@@ -1,10 +1,11 @@
 """ksim matrix: the test suite against several kernel trees, one table.
 
-    scripts/ksim matrix [--kver 6.12,6.1] [--ksrc DIR,DIR] [-L LABEL] [-E REGEX]
+    scripts/ksim matrix [--kver 7.3,7.2,6.12,6.1] [--ksrc DIR,DIR] [-L LABEL] [-E REGEX]
 
-Each tree gets the build directory `make` would give it (build/<preset> for
-the default 6.12, build/<preset>-<kver> or build/<preset>-<basename of KSRC>
-otherwise), is configured and built, and runs CTest with a JUnit file; the
+By default every supported Debian kernel (scripts/ksim-kernel --supported),
+newest first.  Each tree gets the build directory `make` would give it
+(build/<preset> for the default kernel,
+build/<preset>-<kver> or build/<preset>-<basename of KSRC> otherwise), is configured and built, and runs CTest with a JUnit file; the
 table has one row per test and one column per kernel: pass, FAIL, XFAIL (a
 known kernel failure, checked by signature), or '-' (not in that build, e.g.
 the maple regression part on 6.1).  Exit 1 if any cell is FAIL or a build
@@ -19,7 +20,13 @@ import time
 
 from ksimlib.repro import ROOT, parse_junit, resolve_ksrc, ReproError
 
-DEFAULT_KVER = "6.12"
+def _ksim_kernel(flag):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"), flag],
+                          stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+
+
+SUPPORTED = _ksim_kernel("--supported")
+DEFAULT_KVER = _ksim_kernel("--default")[0]
 
 
 def split_list(s):
@@ -92,7 +99,8 @@ def status(res, name):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ksim matrix", description=__doc__.splitlines()[0])
-    ap.add_argument("--kver", default="6.12,6.1", help="Debian linux-source versions ('' for none)")
+    ap.add_argument("--kver", default=",".join(reversed(SUPPORTED)),
+                    help="Debian linux-source versions ('' for none; default: all supported)")
     ap.add_argument("--ksrc", default="", help="kernel trees, comma or space separated")
     ap.add_argument("--preset", default="default")
     ap.add_argument("-L", "--label", action="append", default=[], help="CTest label regex")
