@@ -20,13 +20,14 @@
  * empty-area-rev-ulong-max): making the wrapped gap ULONG_MAX in a scratch
  * copy of 6.12.117 fixes these tests and leaves that input failing.
  *
- * Reach: the in-tree user of the reverse search is the mmap layout
- * (vma_iter_area_highest() -> mas_empty_area_rev() on mm->mm_mt), where no
- * VMA spans [0, ULONG_MAX]: an API corner, no in-tree caller known to build
- * this state.
+ * Reach: in the whole 7.3.4 tree the only caller of the reverse search is
+ * the mmap layout (vma_iter_area_highest() -> mas_empty_area_rev() on
+ * mm->mm_mt), where no VMA spans [0, ULONG_MAX]; mtree_alloc_rrange() has no
+ * in-tree caller.  An API corner, no in-tree caller.
  *
- * Upstream fix: none known in the trees ksim supports (the line is the same
- * in 6.1.192, 6.12.117, 7.2.13 and 7.3.4).
+ * Upstream fix: none in the trees ksim supports (the line is the same in
+ * 6.1.192, 6.12.117, 7.2.13 and 7.3.4).  6.1.192's mas_empty_area_rev()
+ * takes another path and finds the range; its mtree_alloc_rrange() does not.
  *
  * Symptom if it returns: "missed the free range" below.
  */
