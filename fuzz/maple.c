@@ -599,10 +599,15 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 			return;
 		}
 	}
-	/* Its own message, so known kernel failures match by signature. */
+	/*
+	 * Its own message, so known kernel failures match by signature; an
+	 * empty model says the whole space is free (a root cause of its own,
+	 * maple/regression/rev_awalk_full_range_gap.c).
+	 */
 	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
-			"mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu",
-			rev ? "_rev" : "", min, max, size, max, rev ? "ends at" : "starts at", want);
+			"mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu%s",
+			rev ? "_rev" : "", min, max, size, max, rev ? "ends at" : "starts at", want,
+			nr_model ? "" : "; all of [0, ULONG_MAX] is free");
 	KSIM_FUZZ_CHECK(ret == want_ret, "mas_empty_area%s(%lu, %lu, %lu) = %d, model %d (at %lu)",
 			rev ? "_rev" : "", min, max, size, ret, want_ret, want);
 	if (ret)
@@ -670,8 +675,9 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 	}
 	/* Same message as op_empty_area's: the known ULONG_MAX bug matches it. */
 	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
-			"mtree_alloc_%srange(size %lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model at %lu",
-			rev ? "r" : "", size, min, max, max, want);
+			"mtree_alloc_%srange(size %lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model at %lu%s",
+			rev ? "r" : "", size, min, max, max, want,
+			nr_model ? "" : "; all of [0, ULONG_MAX] is free");
 	KSIM_FUZZ_CHECK(ret == want_ret, "mtree_alloc_%srange(size %lu, %lu, %lu) = %d, model %d",
 			rev ? "r" : "", size, min, max, ret, want_ret);
 	if (ret)
