@@ -3,7 +3,9 @@
 # (verbatim kernel text, #line into KSRC), re-run when the list, the tool or
 # one of the kernel SOURCES (paths relative to KSRC) changes.  The tool fails
 # the build with one line (file, function, kernel version) when a function is
-# missing or changed shape.
+# missing or changed shape.  Lines of LIST may depend on probed features
+# ([KSIM_HAVE_X] / [!KSIM_HAVE_X], cmake/Features.cmake): the tool reads
+# them from the generated features.h.
 include_guard(GLOBAL)
 
 function(ksim_extract)
@@ -14,7 +16,7 @@ function(ksim_extract)
     OUTPUT ${E_OUT}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
     COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-extract --ksrc ${KSIM_KSRC}
-            --kver ${KSIM_KVERSION} --out ${E_OUT} ${E_LIST}
-    DEPENDS ${E_LIST} ${CMAKE_SOURCE_DIR}/scripts/ksim-extract ${E_SOURCES}
+            --kver ${KSIM_KVERSION} --features ${KSIM_FEATURES_H} --out ${E_OUT} ${E_LIST}
+    DEPENDS ${E_LIST} ${CMAKE_SOURCE_DIR}/scripts/ksim-extract ${KSIM_FEATURES_H} ${E_SOURCES}
     COMMENT "ksim-extract: ${E_COMMENT} (kernel ${KSIM_KVERSION})")
 endfunction()

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Unit test of scripts/ksim-extract on a small fake kernel tree: verbatim
-text, forward declarations, @N, defining macros (SYSCALL_DEFINEn), and the
-one-line loud failures (missing, changed shape, ambiguous)."""
+text, forward declarations, @N, defining macros (SYSCALL_DEFINEn), lines
+conditional on probed features, alternative shapes, and the one-line loud
+failures (missing, changed shape, ambiguous, a version or an unknown feature
+as a condition)."""
 import os
 import subprocess
 import sys
@@ -40,8 +42,11 @@ def run(tree, manifest):
     out = os.path.join(tree, "out.c")
     if os.path.exists(out):
         os.unlink(out)
-    p = subprocess.run([sys.executable, TOOL, "--ksrc", tree, "--kver", "9.9.1", "--out", out,
-                        os.path.join(tree, "m.txt")], capture_output=True, text=True)
+    feats = os.path.join(tree, "features.h")
+    with open(feats, "w") as f:
+        f.write("#define KSIM_KVERSION \"9.9.1\"\n#define KSIM_HAVE_YES 1\n#define KSIM_HAVE_NO 0\n")
+    p = subprocess.run([sys.executable, TOOL, "--ksrc", tree, "--kver", "9.9.1", "--features", feats,
+                        "--out", out, os.path.join(tree, "m.txt")], capture_output=True, text=True)
     text = open(out).read() if os.path.exists(out) else None
     return p.returncode, p.stderr, text
 
@@ -61,11 +66,17 @@ def main():
             f.write(SRC)
         rc, err, text = run(tree, "mm/a.c helper | static int helper ( int x )\n"
                                   "mm/a.c twice @2 | static inline void twice ( void )\n"
-                                  "[9.9] mm/a.c SYSCALL_DEFINE2(frob) | SYSCALL_DEFINE2 ( frob , int , a , unsigned long , b )\n"
-                                  "[6.1] mm/a.c nothere | void nothere ( void )\n")
+                                  "[KSIM_HAVE_YES] mm/a.c SYSCALL_DEFINE2(frob) | SYSCALL_DEFINE2 ( frob , int , a , unsigned long , b )\n"
+                                  "[KSIM_HAVE_NO] mm/a.c nothere | void nothere ( void )\n"
+                                  "[!KSIM_HAVE_YES] mm/a.c nothere | void nothere ( void )\n"
+                                  "[KSIM_HAVE_YES, !KSIM_HAVE_NO] mm/a.c helper | static long helper ( int x ) | static int helper ( int x )\n"
+                                  "[KSIM_HAVE_YES,KSIM_HAVE_NO] mm/a.c nothere | void nothere ( void )\n")
         expect(rc == 0, f"good manifest: rc {rc}, {err}")
         expect(text and "return x + 1;\t/* } a brace in a comment */\n}" in text, "helper verbatim")
         expect(text and "char c = '{';\n}" in text, "twice @2 verbatim")
+        expect(text and text.count("static int helper(int x)\n{") == 2,
+               "[KSIM_HAVE_YES, !KSIM_HAVE_NO] line kept, its second shape accepted")
+        expect(text and "nothere" not in text, "lines whose conditions fail are skipped")
         expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b)\n{\n\treturn helper(a) + b;\n}" in text,
                "SYSCALL_DEFINE2 body verbatim")
         expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b);" in text, "SYSCALL_DEFINE2 declared")
@@ -77,10 +88,16 @@ def main():
             ("mm/a.c SYSCALL_DEFINE1(declared_only) | x\n", "SYSCALL_DEFINE1(declared_only) not found"),
             ("mm/a.c SYSCALL_DEFINE2(frob) | SYSCALL_DEFINE2 ( frob , int , a )\n", "changed shape"),
             ("mm/b.c x | void x ( void )\n", "mm/b.c is missing"),
+            ("mm/a.c helper | static long helper ( int x ) | static int helper ( char x )\n",
+             "helper() changed shape"),
+            ("[9.9] mm/a.c helper | static int helper ( int x )\n", "versions never compared"),
+            ("[KSIM_HAVE_MAYBE] mm/a.c helper | static int helper ( int x )\n",
+             "KSIM_HAVE_MAYBE is not a feature"),
         ]:
             rc, err, text = run(tree, manifest)
             expect(rc == 2 and text is None, f"{needle}: rc {rc}, output written {text is not None}")
-            expect(needle in err and "kernel 9.9.1" in err and len(err.strip().splitlines()) <= 3,
+            expect(needle in err and ("kernel 9.9.1" in err or "m.txt:1:" in err)
+                   and len(err.strip().splitlines()) <= 3,
                    f"error line for {needle!r}: {err!r}")
     print("ksim-extract unit test:", "ok" if not fails else f"{fails} failures")
     return 1 if fails else 0
