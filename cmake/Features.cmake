@@ -85,6 +85,35 @@ ksim_feature(KSIM_HAVE_MM_VMA_C FILE mm/vma.c
   WHY "the VMA code lives in mm/vma.c (6.12+), not in mm/mmap.c")
 ksim_feature(KSIM_HAVE_VM_FLAGS_INIT FILE include/linux/mm.h REGEX "void vm_flags_init\\("
   WHY "vm_flags are written through vm_flags_*() (6.3+)")
+ksim_feature(KSIM_HAVE_MM_VMA_INIT_C FILE mm/vma_init.c
+  WHY "vm_area_alloc/dup/free live in mm/vma_init.c (were in kernel/fork.c)")
+ksim_feature(KSIM_HAVE_DUP_MMAP_IN_MMAP_C FILE mm/mmap.c REGEX "^__latent_entropy int dup_mmap\\("
+  WHY "dup_mmap() lives in mm/mmap.c (was static in kernel/fork.c)")
+ksim_feature(KSIM_HAVE_VMA_FLAGS_T FILE include/linux/mm_types.h REGEX "^} vma_flags_t;"
+  WHY "VMA flags are a bitmap type, vma_flags_t, with VMA_*_BIT numbers (vm_flags a view of its first word)")
+ksim_feature(KSIM_HAVE_UNMAP_DESC FILE mm/memory.c
+  REGEX "^void free_pgtables\\(struct mmu_gather \\*tlb, struct unmap_desc \\*unmap\\)"
+  WHY "free_pgtables()/unmap_vmas() take a struct unmap_desc")
+ksim_feature(KSIM_HAVE_MAPPING_RMAP_TREE FILE mm/interval_tree.c REGEX "^void mapping_rmap_tree_insert\\("
+  WHY "the i_mmap/anon_vma interval trees are reached through mapping_rmap_tree_*()/anon_rmap_tree_*()")
+ksim_feature(KSIM_HAVE_ANON_VMA_CLONE_OP FILE mm/rmap.c REGEX "^static void cleanup_partial_anon_vmas\\("
+  WHY "anon_vma_clone(dst, src, operation) cleans up with cleanup_partial_anon_vmas(), no GFP_NOWAIT retry, no lock_anon_vma_root()")
+ksim_feature(KSIM_HAVE_MMAP_REGION_IN_VMA_C FILE mm/vma.c REGEX "^unsigned long mmap_region\\("
+  WHY "mmap_region(), __mmap_region(), do_brk_flags(), unmapped_area*() live in mm/vma.c (were in mm/mmap.c)")
+ksim_feature(KSIM_HAVE_VMA_SET_RANGE_IN_VMA_C FILE mm/vma.c REGEX "^static void vma_set_range\\("
+  WHY "vma_set_range() is static in mm/vma.c (was inline in mm/internal.h)")
+ksim_feature(KSIM_HAVE_MREMAP_VRM FILE mm/mremap.c REGEX "^struct vma_remap_struct {"
+  WHY "mm/mremap.c is driven by struct vma_remap_struct / pagetable_move_control")
+ksim_feature(KSIM_HAVE_MM_FLAGS_T FILE include/linux/mm_types.h REGEX "} __private mm_flags_t;"
+  WHY "mm->flags is a bitmap, mm_flags_t, read through mm_flags_*()")
+ksim_feature(KSIM_HAVE_VMA_FLAGS_PREDICATES FILE include/linux/mm.h
+  REGEX "^static inline bool vma_flags_is_cow_mapping\\("
+  WHY "vma_flags_is_cow_mapping(), vma_flags_can_grow() and their vma_*() forms")
+ksim_feature(KSIM_HAVE_VMA_FLAGS_TO_PAGE_PROT FILE include/linux/mm.h
+  REGEX "^static inline pgprot_t vma_flags_to_page_prot\\(vma_flags_t vma_flags\\)"
+  WHY "vma_flags_to_page_prot(vma_flags_t) and vma_get_page_prot(vma)")
+ksim_feature(KSIM_HAVE_VMA_ANON_PGOFF FILE include/linux/mm_types.h REGEX "__vm_anon_pgoff_lo;"
+  WHY "a VMA keeps its anonymous page offset apart from vm_pgoff (__vm_anon_pgoff_lo/hi)")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

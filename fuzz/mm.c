@@ -743,6 +743,10 @@ static void run_op(struct ksim_fuzz_in *in)
 		KSIM_FUZZ_TRACE("  no mm/vma.c in this tree: skipped\n");
 		goto out;
 	}
+	if (opc == OP_MREMAP && !ksim_mm_has_mremap()) {
+		KSIM_FUZZ_TRACE("  mremap not built for this tree: skipped\n");
+		goto out;
+	}
 	switch (opc) {
 	case OP_MMAP:
 		op_mmap(in, p, flags);

@@ -5,6 +5,7 @@
  *
  *   lib/rbtree.c, mm/interval_tree.c   #included whole
  *   mm/vma.c (6.12 and later)          #included whole
+ *   mm/vma_init.c (where it exists)    #included whole: vm_area_alloc/dup/free
  *   mm_extract_gen.c                   functions extracted verbatim at build
  *                                      time from kernel/fork.c, mm/rmap.c,
  *                                      mm/memory.c, mm/mmap.c
@@ -20,17 +21,37 @@
 #include <lib/rbtree.c>
 #include <mm/interval_tree.c>
 
+#if !KSIM_HAVE_MM_VMA_INIT_C
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
+#endif
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 
 #if KSIM_HAVE_MM_VMA_C
 #include <mm/vma.c>
 #endif
+#if KSIM_HAVE_MM_VMA_INIT_C
+#include <mm/vma_init.c>	/* its own static vm_area_cachep */
+#endif
+
+#if KSIM_HAVE_UNMAP_DESC
+/*
+ * mm/memory.c's __zap_vma_range() (static, called by the extracted
+ * unmap_vmas()), simulated like unmap_page_range() on older trees: clear
+ * the ptes of the simulated tables (sim_memory.c).
+ */
+static void __zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			    unsigned long start, unsigned long end,
+			    struct zap_details *details)
+{
+	if (start < end)
+		unmap_page_range(tlb, vma, start, end, details);
+}
+#endif
 
 #include "mm_extract_gen.c"
 
-#if KSIM_HAVE_MM_VMA_C
+#if KSIM_MMSIM_MREMAP
 /* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
 #include <mm_sim/mremap.h>
 #include "mm_mremap_gen.c"
@@ -50,9 +71,16 @@ int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 /* kernel/fork.c's proc_caches_init() and mm/rmap.c's anon_vma_init(), once. */
 void ksim_mm_caches_init(void)
 {
-	if (vm_area_cachep)
+	static bool done;
+
+	if (done)
 		return;
+	done = true;
+#if KSIM_HAVE_MM_VMA_INIT_C
+	vma_state_init();	/* mm/vma_init.c */
+#else
 	vm_area_cachep = KMEM_CACHE(vm_area_struct, SLAB_PANIC | SLAB_ACCOUNT);
+#endif
 	anon_vma_init();
 }
 
@@ -130,6 +158,10 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 		      unsigned long addr, unsigned long len, unsigned long flags)
 {
+#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* do_brk_flags() takes vma_flags_t there */
+	return do_brk_flags(vmi, vma, addr, len, legacy_to_vma_flags(flags));
+#else
 	return do_brk_flags(vmi, vma, addr, len, flags);
+#endif
 }
 #endif

@@ -53,6 +53,11 @@ bool ksim_mm_has_vma_c(void)
 	return KSIM_HAVE_MM_VMA_C;
 }
 
+bool ksim_mm_has_mremap(void)
+{
+	return KSIM_MMSIM_MREMAP;
+}
+
 unsigned int ksim_mm_kver(void)
 {
 	return KSIM_KVER_CODE;
@@ -162,7 +167,11 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 		ksim_set_current(mm);
 		mmap_write_lock(mm);
+#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* mmap_region() takes vma_flags_t there */
+		ret = mmap_region(file, addr, len, legacy_to_vma_flags(vm_flags), pgoff, &uf);
+#else
 		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
+#endif
 		mmap_write_unlock(mm);
 		ksim_set_current(NULL);
 		return IS_ERR_VALUE(ret) ? ret : 0;
@@ -253,14 +262,16 @@ out:
 /*
  * mremap(2): the syscall body itself (SYSCALL_DEFINE5(mremap), extracted
  * from mm/mremap.c) takes mmap_write_lock(current->mm) and returns the new
- * address or -errno.  Only 6.12 (mm/vma.c: copy_vma(), vma_merge_extend()).
+ * address or -errno.  Built where KSIM_MMSIM_MREMAP (mm_sim/kernel.h):
+ * mm/vma.c (copy_vma(), vma_merge_extend()) and the mremap.c shape of
+ * extract/mremap.txt; -ENOSYS elsewhere.
  */
 long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new_len,
 		    unsigned long flags, unsigned long new_addr);
 long ksim_mremap(struct mm_struct *mm, unsigned long old_addr, unsigned long old_len,
 		 unsigned long new_len, unsigned long flags, unsigned long new_addr)
 {
-#if KSIM_HAVE_MM_VMA_C
+#if KSIM_MMSIM_MREMAP
 	long ret;
 
 	ksim_set_current(mm);

@@ -358,7 +358,7 @@ KSIM_TEST(random_ops)
 				KSIM_EXPECT(!ksim_munmap(mm, base, 1024 * PG + 600 * PG));
 			break;
 		case 8:
-			if (ksim_mm_has_vma_c())
+			if (ksim_mm_has_mremap())
 				random_mremap(rng, mm, addr, len);
 			break;
 		}

@@ -265,7 +265,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 				}
 			}
 		}
-	} else if (op == 11 && vma_c && !fault) {	/* mremap MREMAP_FIXED of a run inside one VMA */
+	} else if (op == 11 && vma_c && ksim_mm_has_mremap() && !fault) {	/* mremap MREMAP_FIXED of a run inside one VMA */
 		/*
 		 * Not under --fault: move_vma()'s OOM paths leak commit charge on
 		 * 6.12 (the growth leak in mm-sim/known-failures.tsv, and a leak seen

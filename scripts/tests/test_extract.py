@@ -70,13 +70,18 @@ def main():
                                   "[KSIM_HAVE_NO] mm/a.c nothere | void nothere ( void )\n"
                                   "[!KSIM_HAVE_YES] mm/a.c nothere | void nothere ( void )\n"
                                   "[KSIM_HAVE_YES, !KSIM_HAVE_NO] mm/a.c helper | static long helper ( int x ) | static int helper ( int x )\n"
-                                  "[KSIM_HAVE_YES,KSIM_HAVE_NO] mm/a.c nothere | void nothere ( void )\n")
+                                  "[KSIM_HAVE_YES,KSIM_HAVE_NO] mm/a.c nothere | void nothere ( void )\n"
+                                  "mm/a.c REGION(twice) | #ifdef A ... #else +5\n")
         expect(rc == 0, f"good manifest: rc {rc}, {err}")
         expect(text and "return x + 1;\t/* } a brace in a comment */\n}" in text, "helper verbatim")
         expect(text and "char c = '{';\n}" in text, "twice @2 verbatim")
         expect(text and text.count("static int helper(int x)\n{") == 2,
                "[KSIM_HAVE_YES, !KSIM_HAVE_NO] line kept, its second shape accepted")
         expect(text and "nothere" not in text, "lines whose conditions fail are skipped")
+        expect(text and '#line 6 "' in text and "#ifdef A\nstatic inline void twice(void) { }\n#else" in text
+               and text.index("static int helper(int x);") < text.index("#ifdef A")
+               < text.index("static int helper(int x)\n{"),
+               "REGION verbatim, after the declarations, before the bodies")
         expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b)\n{\n\treturn helper(a) + b;\n}" in text,
                "SYSCALL_DEFINE2 body verbatim")
         expect(text and "SYSCALL_DEFINE2(frob, int, a,\n\t\tunsigned long, b);" in text, "SYSCALL_DEFINE2 declared")
@@ -90,6 +95,8 @@ def main():
             ("mm/b.c x | void x ( void )\n", "mm/b.c is missing"),
             ("mm/a.c helper | static long helper ( int x ) | static int helper ( char x )\n",
              "helper() changed shape"),
+            ("mm/a.c REGION(r) | #ifdef B ... #endif\n", "region r: first line not found"),
+            ("mm/a.c REGION(r) | #ifdef A ... #endif B\n", "region r: last line not found"),
             ("[9.9] mm/a.c helper | static int helper ( int x )\n", "versions never compared"),
             ("[KSIM_HAVE_MAYBE] mm/a.c helper | static int helper ( int x )\n",
              "KSIM_HAVE_MAYBE is not a feature"),

@@ -25,6 +25,13 @@
 #define _LINUX_FS_H
 #define _LINUX_RMAP_H
 
+/*
+ * mremap (mm/mremap.c and what it reaches, extract/mremap.txt) is built on
+ * trees with mm/vma.c whose mremap.c has the shape the list was written
+ * for (before struct vma_remap_struct).
+ */
+#define KSIM_MMSIM_MREMAP	(KSIM_HAVE_MM_VMA_C && !KSIM_HAVE_MREMAP_VRM)
+
 #ifndef CONFIG_MMU
 #define CONFIG_MMU 1
 #endif
@@ -110,6 +117,22 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define pgprot_val(x)		((x).pgprot)
 #define __pgprot(x)		((pgprot_t) { (x) })
 
+#if KSIM_HAVE_VMA_FLAGS_T
+/*
+ * vma_flags_t, the VMA_*_BIT numbers and the VM_* and VMA_* masks: the kernel's
+ * own text (extract/flags.txt), configured as x86-64 without the optional
+ * features; the x86 and "not configured" extras follow.
+ */
+#define VM_NONE		0x00000000
+#define READ_IMPLIES_EXEC	0x0400000
+#define ARCH_VM_PKEY_FLAGS	0
+#include "mm_flags_gen.h"
+#define VM_PAT		VM_ARCH_1
+#define VM_UFFD_FLAGS	(VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
+#define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
+/* include/linux/mm.h's value on this configuration (no uffd read-write protect) */
+#define VM_COPY_ON_FORK	(VM_PFNMAP | VM_MIXEDMAP | VM_UFFD_WP | VM_MAYBE_GUARD)
+#else
 /* ---- vm_flags (include/linux/mm.h values, x86-64, features off) ---- */
 #define VM_NONE		0x00000000
 #define VM_READ		0x00000001
@@ -159,11 +182,15 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define VM_IGNORE_MERGE	(VM_SOFTDIRTY)
 #define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
 
+#endif /* KSIM_HAVE_VMA_FLAGS_T */
+
 /* MMF_* bits in mm->flags */
 #define MMF_OOM_SKIP	21
 #define MMF_UNSTABLE	22
 #define MMF_HAS_UPROBES	19
+#define MMF_HAS_MDWE	28
 
+#define NUM_MM_FLAG_BITS	64
 #define VMA_LOCK_OFFSET	0x40000000
 #define SINGLE_DEPTH_NESTING	1
 #define MM_MT_FLAGS	(MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN | MT_FLAGS_USE_RCU)
@@ -218,9 +245,12 @@ struct address_space {
 	unsigned long flags;
 };
 
+struct vm_area_desc;
 struct file_operations {
 	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
 					   unsigned long, unsigned long);
+	int (*mmap)(struct file *, struct vm_area_struct *);	/* NULL: mmap_file() simulates it */
+	int (*mmap_prepare)(struct vm_area_desc *);		/* NULL */
 };
 
 struct file {
@@ -245,16 +275,28 @@ struct vm_operations_struct {
 	struct page *(*find_special_page)(struct vm_area_struct *vma, unsigned long addr);
 };
 
+#if KSIM_HAVE_MM_VMA_INIT_C
+typedef struct { unsigned long v; } freeptr_t;	/* include/linux/slab.h */
+#endif
+
 struct vm_area_struct {
 	union {
 		struct {
 			unsigned long vm_start;
 			unsigned long vm_end;
 		};
+#if KSIM_HAVE_MM_VMA_INIT_C
+		freeptr_t vm_freeptr;	/* SLAB_TYPESAFE_BY_RCU (mm/vma_init.c) */
+#endif
 	};
 	struct mm_struct *vm_mm;
 	pgprot_t vm_page_prot;
-#if KSIM_HAVE_VM_FLAGS_INIT
+#if KSIM_HAVE_VMA_FLAGS_T
+	union {
+		const vm_flags_t vm_flags;	/* a view of the bitmap's first word */
+		vma_flags_t flags;
+	};
+#elif KSIM_HAVE_VM_FLAGS_INIT
 	union {
 		const vm_flags_t vm_flags;	/* 6.3+: written through vm_flags_*() */
 		vm_flags_t __private __vm_flags;
@@ -271,6 +313,10 @@ struct vm_area_struct {
 	struct anon_vma *anon_vma;
 	const struct vm_operations_struct *vm_ops;
 	unsigned long vm_pgoff;
+#if KSIM_HAVE_VMA_ANON_PGOFF
+	unsigned int __vm_anon_pgoff_lo;
+	unsigned int __vm_anon_pgoff_hi;
+#endif
 	struct file *vm_file;
 	void *vm_private_data;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
@@ -296,10 +342,23 @@ struct mm_struct {
 	unsigned long data_vm;
 	unsigned long exec_vm;
 	unsigned long stack_vm;
+#if KSIM_HAVE_VMA_FLAGS_T
+	union {
+		vm_flags_t def_flags;
+		vma_flags_t def_vma_flags;
+	};
+#else
 	unsigned long def_flags;
+#endif
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;
+#if KSIM_HAVE_MM_FLAGS_T
+	struct {
+		DECLARE_BITMAP(__mm_flags, NUM_MM_FLAG_BITS);
+	} flags;
+#else
 	unsigned long flags;
+#endif
 	struct file *exe_file;
 	/* mm-sim: page-table pages by level (pte, pmd, pud) and mapped pages */
 	long ksim_nr_ptes, ksim_nr_pmds, ksim_nr_puds;
@@ -413,15 +472,49 @@ static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
 /* Per-VMA locks (CONFIG_PER_VMA_LOCK) are not configured. */
 static inline void vma_start_write(struct vm_area_struct *vma) { }
 static inline void vma_assert_write_locked(struct vm_area_struct *vma) { }
-static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
-{
-	vma->detached = detached;
-}
 static inline bool vma_lock_alloc(struct vm_area_struct *vma) { return true; }
 static inline void vma_lock_free(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_free(struct vm_area_struct *vma) { }
 static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
+#if KSIM_HAVE_MM_VMA_INIT_C
+/*
+ * The VMA lifecycle of trees with a VMA refcount (vm_refcnt: 0 detached, 1
+ * attached), without CONFIG_PER_VMA_LOCK's readers: a VMA is attached when
+ * stored in a tree and must be detached before it is freed.  The kernel's
+ * CONFIG_PER_VMA_LOCK build checks this with WARN_ON_ONCE on vm_refcnt;
+ * here it is the `detached` flag, checked the same way.
+ */
+static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
+{
+	if (reset_refcnt)
+		vma->detached = true;
+}
+static inline bool vma_is_attached(struct vm_area_struct *vma) { return !vma->detached; }
+static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->detached); }
+static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->detached); }
+static inline void vma_mark_attached(struct vm_area_struct *vma)
+{
+	vma_assert_detached(vma);
+	vma->detached = false;
+}
+static inline void vma_mark_detached(struct vm_area_struct *vma)
+{
+	vma_assert_attached(vma);
+	vma->detached = true;
+}
+static inline int vma_start_write_killable(struct vm_area_struct *vma) { return 0; }
+static inline void vma_assert_locked(struct vm_area_struct *vma) { }
+static inline void vma_assert_stabilised(struct vm_area_struct *vma) { }
+static inline void vma_assert_can_modify(struct vm_area_struct *vma) { }
+static inline void vma_end_write_all(struct mm_struct *mm) { }
+#else
+static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
+{
+	vma->detached = detached;
+}
+#endif
+#define pgtable_supports_soft_dirty()	false
 
 /* ---- out-of-scope subsystems, as a kernel built without them ---- */
 #define uprobe_mmap(vma)			do { } while (0)
@@ -438,6 +531,7 @@ static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
 #define arch_exit_mmap(mm)			do { } while (0)
 #define arch_unmap(mm, s, e)			do { } while (0)
 #define ksm_fork(n, o)				0
+#define ksm_vma_flags(mm, file, flags)		(flags)
 #define khugepaged_fork(n, o)			do { } while (0)
 #define khugepaged_enter_vma(v, f)		do { } while (0)
 #define ksm_add_vma(v)				do { } while (0)
@@ -504,11 +598,29 @@ static inline struct file *get_file(struct file *f)
 }
 void fput(struct file *f);
 
+#if KSIM_HAVE_MMAP_REGION_IN_VMA_C
+/* mm/vma.c's unmapped_area*(): include/linux/mm.h's search description */
+struct vm_unmapped_area_info {
+#define VM_UNMAPPED_AREA_TOPDOWN 1
+	unsigned long flags;
+	unsigned long length;
+	unsigned long low_limit;
+	unsigned long high_limit;
+	unsigned long align_mask;
+	unsigned long align_offset;
+	unsigned long start_gap;
+};
+#endif
+
 /* mmap_region()/mprotect_fixup() collaborators (6.12) */
+#if !KSIM_HAVE_VMA_FLAGS_T	/* else mm/vma.h's, over its arch hooks */
 #define map_deny_write_exec(o, n)		false
+#endif
 #define arch_validate_flags(f)			true
 #define arch_has_pfn_modify_check()		false
 #define walk_page_range(...)			0
+#define walk_page_range_vma(...)		0	/* PFNMAP PROT_NONE check: no PFNMAP VMAs */
+#define tlb_free_vmas(tlb)			do { } while (0)
 #define is_file_hugepages(f)			false
 #define vma_supports_mlock(v)			true
 #define populate_vma_page_range(v, s, e, l)	0
@@ -535,9 +647,11 @@ long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,
 int mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
 		   struct vm_area_struct *vma, struct vm_area_struct **pprev,
 		   unsigned long start, unsigned long end, unsigned long newflags);
+#if !KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* else mm/vma.h */
 unsigned long mmap_region(struct file *file, unsigned long addr,
 		unsigned long len, vm_flags_t vm_flags, unsigned long pgoff,
 		struct list_head *uf);
+#endif
 void vma_set_page_prot(struct vm_area_struct *vma);
 struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
 void unlink_file_vma(struct vm_area_struct *vma);
@@ -596,7 +710,12 @@ struct anon_vma_chain *anon_vma_interval_tree_iter_next(struct anon_vma_chain *n
 void anon_vma_init(void);
 int __anon_vma_prepare(struct vm_area_struct *vma);
 void unlink_anon_vmas(struct vm_area_struct *vma);
+#if KSIM_HAVE_ANON_VMA_CLONE_OP
+int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src,
+		   enum vma_operation operation);
+#else
 int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src);
+#endif
 int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma);
 void __put_anon_vma(struct anon_vma *anon_vma);
 static inline int anon_vma_prepare(struct vm_area_struct *vma)
@@ -626,7 +745,11 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
 void vm_area_free(struct vm_area_struct *vma);
 void __vm_area_free(struct vm_area_struct *vma);	/* include/linux/mm.h; mm/vma.c calls it (clang: no implicit declarations) */
 void vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages);
+#if KSIM_HAVE_VMA_FLAGS_T
+bool may_expand_vm(struct mm_struct *mm, const vma_flags_t *vma_flags, unsigned long npages);
+#else
 bool may_expand_vm(struct mm_struct *mm, vm_flags_t flags, unsigned long npages);
+#endif
 void exit_mmap(struct mm_struct *mm);
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
 		    unsigned long floor, unsigned long ceiling);
@@ -638,7 +761,11 @@ struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		      unsigned long addr, unsigned long end, struct zap_details *details);
-#if KSIM_HAVE_MM_VMA_C
+#if KSIM_HAVE_UNMAP_DESC
+struct unmap_desc;	/* mm/vma.h */
+void free_pgtables(struct mmu_gather *tlb, struct unmap_desc *unmap);
+void unmap_vmas(struct mmu_gather *tlb, struct unmap_desc *unmap);
+#elif KSIM_HAVE_MM_VMA_C
 void free_pgtables(struct mmu_gather *tlb, struct ma_state *mas,
 		   struct vm_area_struct *vma, unsigned long floor,
 		   unsigned long ceiling, bool mm_wr_locked);
@@ -657,7 +784,9 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
 void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm);
 void tlb_finish_mmu(struct mmu_gather *tlb);
 
+#if !KSIM_HAVE_MM_VMA_INIT_C	/* else static in mm/vma_init.c */
 extern struct kmem_cache *vm_area_cachep;
+#endif
 extern const struct vm_operations_struct vma_dummy_vm_ops;
 
 /* CONFIG_DEBUG_VM: the VM_WARN_* forms return the condition, as mmdebug.h's do. */

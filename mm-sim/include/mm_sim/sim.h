@@ -33,6 +33,8 @@ struct list_head;
 
 /* Does this tree have mm/vma.c (6.12+), and so munmap/mprotect/brk/mmap merging? */
 bool ksim_mm_has_vma_c(void);
+/* mremap is built (KSIM_MMSIM_MREMAP): ksim_mremap() is not -ENOSYS */
+bool ksim_mm_has_mremap(void);
 /* Kernel version the library was built from, e.g. 0x060c00. */
 unsigned int ksim_mm_kver(void);
 

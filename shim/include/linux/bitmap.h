@@ -32,6 +32,53 @@ static inline void bitmap_set(unsigned long *map, unsigned int start, unsigned i
 { while (len--) __set_bit(start++, map); }
 static inline void bitmap_clear(unsigned long *map, unsigned int start, unsigned int len)
 { while (len--) __clear_bit(start++, map); }
+static inline bool bitmap_and(unsigned long *dst, const unsigned long *a,
+			      const unsigned long *b, unsigned int nbits)
+{
+	unsigned long any = 0;
+	unsigned int k;
+
+	for (k = 0; k < BITS_TO_LONGS(nbits); k++)
+		any |= (dst[k] = a[k] & b[k]);
+	return any != 0;
+}
+static inline void bitmap_or(unsigned long *dst, const unsigned long *a,
+			     const unsigned long *b, unsigned int nbits)
+{
+	for (unsigned int k = 0; k < BITS_TO_LONGS(nbits); k++)
+		dst[k] = a[k] | b[k];
+}
+static inline void bitmap_xor(unsigned long *dst, const unsigned long *a,
+			      const unsigned long *b, unsigned int nbits)
+{
+	for (unsigned int k = 0; k < BITS_TO_LONGS(nbits); k++)
+		dst[k] = a[k] ^ b[k];
+}
+static inline bool bitmap_andnot(unsigned long *dst, const unsigned long *a,
+				 const unsigned long *b, unsigned int nbits)
+{
+	unsigned long any = 0;
+
+	for (unsigned int k = 0; k < BITS_TO_LONGS(nbits); k++)
+		any |= (dst[k] = a[k] & ~b[k]);
+	return any != 0;
+}
+static inline bool bitmap_intersects(const unsigned long *a, const unsigned long *b,
+				     unsigned int nbits)
+{
+	for (unsigned int k = 0; k < BITS_TO_LONGS(nbits); k++)
+		if (a[k] & b[k])
+			return true;
+	return false;
+}
+static inline bool bitmap_subset(const unsigned long *a, const unsigned long *b,
+				 unsigned int nbits)
+{
+	for (unsigned int k = 0; k < BITS_TO_LONGS(nbits); k++)
+		if (a[k] & ~b[k])
+			return false;
+	return true;
+}
 static inline bool bitmap_equal(const unsigned long *a, const unsigned long *b, unsigned int nbits)
 {
 	unsigned int k;

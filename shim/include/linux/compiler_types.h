@@ -15,9 +15,20 @@
 #define __nocast
 #define __safe
 #define __bitwise
-#define __must_hold(x)
-#define __acquires(x)
-#define __releases(x)
+#define __must_hold(...)
+#define __acquires(...)
+#define __releases(...)
+/* Context analysis (include/linux/compiler-context-analysis.h): off. */
+#define __context_unsafe(comment)
+#define __no_context_analysis
+#define __guarded_by(...)
+#define __pt_guarded_by(...)
+#define __must_not_hold(...)
+#define __must_hold_shared(...)
+#define __acquires_shared(...)
+#define __releases_shared(...)
+#define __cond_acquires(...)
+#define __cond_acquires_shared(...)
 #define __acquire(x)	(void)0
 #define __release(x)	(void)0
 #define __cond_lock(x, c)	(c)
