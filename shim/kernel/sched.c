@@ -8,6 +8,8 @@
 #include <ksim/task.h>
 
 __thread struct ksim_task ksim_current_task;
+/* The CPU a thread pinned itself to (linux/smp.h): the slab's per-CPU sheaves read it too. */
+__thread int ksim_cpu_pinned;
 static int next_task_id;
 
 int ksim_task_assign_id(void)

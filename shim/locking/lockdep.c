@@ -48,6 +48,8 @@ void ksim_lock_acquire(const struct lockdep_map *map, int read, int type,
 	t->held[t->nr_held++] = (struct ksim_held_lock){
 		.map = map, .name = map->name, .read = read, .type = type,
 		.file = file, .line = line,
+		/* lockdep's held_lock.seq_count is 8 bits */
+		.seq = ++t->lockdep_seq & 0xff,
 	};
 }
 
@@ -74,6 +76,21 @@ void ksim_lock_release(const struct lockdep_map *map, const char *file, int line
 int ksim_lock_is_held(const struct lockdep_map *map, int read)
 {
 	return __ksim_lock_is_held(map, read);
+}
+
+/*
+ * kernel/locking/lockdep.c: the sequence number the held lock was taken
+ * with, or ~0 when this thread does not hold it.  The maple tree (7.x)
+ * compares it to notice a lock dropped and retaken under a live ma_state.
+ */
+u32 lock_sequence(struct lockdep_map *lock)
+{
+	const struct ksim_task *t = ksim_task();
+
+	for (int i = t->nr_held - 1; i >= 0; i--)
+		if (t->held[i].map == lock)
+			return t->held[i].seq;
+	return ~0U;
 }
 
 int ksim_held_lock_count(void)

@@ -9,7 +9,6 @@
 #include <linux/slab.h>
 #include <linux/percpu.h>
 
-__thread int ksim_cpu_pinned;
 const struct cpumask ksim_cpu_possible_mask = { { (1UL << KSIM_NR_CPUS) - 1 } };
 
 /* Two words before CPU 0's copy: the stride and the offset from the block. */

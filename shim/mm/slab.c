@@ -25,6 +25,29 @@
  * ~4% of a maple fuzz run (four lock/unlock pairs per alloc + free).  An
  * allocation or free from any thread but the one that turned the mode on
  * is a BUG, so a thread that appears later cannot race unnoticed.
+ *
+ * Sheaves (mm/slub.c, 7.x): a prefilled sheaf is an array of objects
+ * allocated from the cache (each a live object in the side table, counted
+ * in live and in sheaved, marked as held by its sheaf) that the owner takes
+ * one by one with kmem_cache_alloc_from_sheaf(), which never fails while
+ * objects are left.  Live sheaves are on their cache's list with the site
+ * that prefilled them, for the leak report.  Deliberate differences:
+ *  - By default a sheaf holds exactly the objects asked for (the kernel's
+ *    contract is "at least"; mm/slub.c tops a sheaf up to the cache's
+ *    capacity) and a returned sheaf is emptied and freed (mm/slub.c keeps it
+ *    as the CPU's spare, or in the node's barn).  The kernel's own harness
+ *    (tools/testing/shared/linux.c) does the same, and the kernel's maple
+ *    suite counts sheaf objects exactly (check_prealloc()).
+ *    ksim_slab_set_sheaf_fill_capacity(true) gives mm/slub.c's filling and
+ *    one spare sheaf per shim CPU (ksim_cpu(), linux/smp.h); there is no
+ *    barn, a returned sheaf that does not become a spare is freed.
+ *  - kmem_cache_alloc()/free() on a cache with sheaves go to the slab
+ *    directly: the per-CPU main sheaves only change which free object comes
+ *    back next, and exact-size blocks keep ASan's use-after-free detection.
+ *  - Misuse the kernel does not check is reported: allocating from an
+ *    empty sheaf (a WARN problem at the caller; NULL, as in the kernel),
+ *    a sheaf used with another cache or returned twice, and freeing an
+ *    object still held in a sheaf (BUGs), a sheaf never returned (leak).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -34,6 +57,7 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <ksim/fault.h>
 #include <ksim/ksim.h>
 #include <ksim/slab.h>
@@ -76,6 +100,11 @@ struct kmem_cache {
 	void (*callback)(void *);
 	void *private;
 	bool exec_callback;
+	/* sheaves (under ->lock): those handed out, and one spare per CPU */
+	unsigned int sheaf_capacity;
+	struct slab_sheaf *sheaves;
+	unsigned long nr_sheaves;
+	struct slab_sheaf *spare[KSIM_NR_CPUS];
 	/* SLAB_TYPESAFE_BY_RCU: freed objects kept for reuse */
 	void **free_objs;
 	unsigned long nr_free, free_cap;
@@ -144,6 +173,7 @@ struct objrec {
 	const char *file;
 	int line;
 	bool free;			/* parked in a TYPESAFE_BY_RCU cache */
+	struct slab_sheaf *sheaf;	/* held by this sheaf, not handed out */
 	size_t size;
 	unsigned long gen;
 };
@@ -287,6 +317,26 @@ static void table_set_free(const void *p, bool free_state, const char *func,
 			r->file = file;
 			r->line = line;
 			r->size = size;
+			r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
+		}
+	}
+	slab_unlock(&sh->lock);
+}
+
+/* Sets or clears the sheaf holding p; with @func, records the hand-out site. */
+static void table_set_sheaf(const void *p, struct slab_sheaf *sheaf, KSIM_SITE_ARGS)
+{
+	struct shard *sh = shard_of(p);
+	struct objrec *r;
+
+	slab_lock(&sh->lock);
+	r = slot_find(sh, p);
+	if (r) {
+		r->sheaf = sheaf;
+		if (func) {
+			r->func = func;
+			r->file = file;
+			r->line = line;
 			r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
 		}
 	}
@@ -488,6 +538,8 @@ static void *obj_alloc(struct kmem_cache *c, size_t size, size_t align, gfp_t gf
 	return p;
 }
 
+static void sheaf_held_bug(const char *what, const void *p, const struct objrec *r);
+
 static void obj_free(const void *p, struct kmem_cache *expect, const char *what)
 {
 	struct objrec r;
@@ -496,6 +548,8 @@ static void obj_free(const void *p, struct kmem_cache *expect, const char *what)
 		ksim_bug(__FILE__, __LINE__,
 			 "%s(%p): not an allocated object (double free or invalid pointer)",
 			 what, p);
+	if (r.sheaf)
+		sheaf_held_bug(what, p, &r);
 	if (r.free)
 		ksim_bug(__FILE__, __LINE__, "%s(%p): object already freed to cache %s",
 			 what, p, r.cache->name);
@@ -635,6 +689,19 @@ void kvfree(const void *p)
 
 /* ---- kmem_cache ---- */
 
+struct kmem_cache *ksim_kmem_cache_create_args(const char *name, unsigned int size,
+		const struct kmem_cache_args *args, slab_flags_t flags)
+{
+	struct kmem_cache *s;
+
+	if (!args)
+		return ksim_kmem_cache_create(name, size, 0, flags, NULL);
+	s = ksim_kmem_cache_create(name, size, args->align, flags, args->ctor);
+	if (s)
+		s->sheaf_capacity = args->sheaf_capacity;
+	return s;
+}
+
 struct kmem_cache *ksim_kmem_cache_create(const char *name, unsigned int size,
 		unsigned int align, slab_flags_t flags, void (*ctor)(void *))
 {
@@ -772,6 +839,8 @@ void kmem_cache_free(struct kmem_cache *s, void *p)
 			ksim_bug(__FILE__, __LINE__,
 				 "kmem_cache_free(%s, %p): object belongs to cache %s",
 				 s->name, p, r.cache->name);
+		if (r.sheaf)
+			sheaf_held_bug("kmem_cache_free", p, &r);
 		table_set_free(p, true, NULL, NULL, 0, 0);
 		account_free(s, r.size, NULL);
 		slab_lock(&s->lock);
@@ -836,14 +905,17 @@ static void print_objects(FILE *out, struct kmem_cache *only, unsigned long min_
 			if (only && r->cache != only)
 				continue;
 			if (printed++ < max_print)
-				fprintf(out, "  leaked %s object %p, %zu bytes, allocated by %s() at %s:%d\n",
-					r->cache->name, r->ptr, r->size, r->func, r->file, r->line);
+				fprintf(out, "  leaked %s object %p, %zu bytes, allocated by %s() at %s:%d%s\n",
+					r->cache->name, r->ptr, r->size, r->func, r->file, r->line,
+					r->sheaf ? " (held in a sheaf)" : "");
 		}
 		slab_unlock(&sh->lock);
 	}
 	if (printed > max_print)
 		fprintf(out, "  ... and %lu more\n", printed - max_print);
 }
+
+static void sheaf_flush_free(struct kmem_cache *s, struct slab_sheaf *sheaf);
 
 void kmem_cache_destroy(struct kmem_cache *s)
 {
@@ -853,6 +925,14 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		return;
 	/* Objects freed under RCU may still be in flight: as in the kernel. */
 	rcu_barrier();
+	/* Spare sheaves are the cache's own (__kmem_cache_shutdown flushes them). */
+	for (int cpu = 0; cpu < KSIM_NR_CPUS; cpu++) {
+		struct slab_sheaf *spare = s->spare[cpu];
+
+		s->spare[cpu] = NULL;
+		if (spare)
+			sheaf_flush_free(s, spare);
+	}
 	if (s->st.live) {
 		/* As the kernel does: complain and keep the cache alive. */
 		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
@@ -878,6 +958,273 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	recycle_list_free(&s->recycle);
 	free(s->name);
 	free(s);
+}
+
+/* ---- sheaves (see the top of this file) ---- */
+
+#define SHEAF_MAGIC	0x5eaf5eaf5eaf5eafUL
+
+struct slab_sheaf {
+	unsigned long magic;		/* SHEAF_MAGIC while handed out or spare */
+	struct kmem_cache *cache;
+	unsigned int capacity;
+	unsigned int size;
+	bool spare;			/* a CPU's spare, owned by the cache */
+	/* the site that prefilled it, and its leak-check epoch */
+	const char *func;
+	const char *file;
+	int line;
+	unsigned long gen;
+	struct slab_sheaf *next, **pprev;	/* cache->sheaves, under cache->lock */
+	void *objects[];
+};
+
+static bool sheaf_fill_capacity;
+
+void ksim_slab_set_sheaf_fill_capacity(bool on)
+{
+	sheaf_fill_capacity = on;
+}
+
+static void sheaf_held_bug(const char *what, const void *p, const struct objrec *r)
+{
+	ksim_bug(__FILE__, __LINE__,
+		 "%s(%p): object of cache %s is still held in sheaf %p (never handed out by kmem_cache_alloc_from_sheaf)",
+		 what, p, r->cache->name, r->sheaf);
+}
+
+/* Handed-out sheaves are listed for the leak report; spares are not. */
+static void sheaf_link_locked(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	sheaf->next = s->sheaves;
+	if (s->sheaves)
+		s->sheaves->pprev = &sheaf->next;
+	s->sheaves = sheaf;
+	sheaf->pprev = &s->sheaves;
+	s->nr_sheaves++;
+}
+
+static void sheaf_unlink_locked(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	*sheaf->pprev = sheaf->next;
+	if (sheaf->next)
+		sheaf->next->pprev = sheaf->pprev;
+	sheaf->next = NULL;
+	sheaf->pprev = NULL;
+	s->nr_sheaves--;
+}
+
+static void sheaf_set_site(struct slab_sheaf *sheaf, KSIM_SITE_ARGS)
+{
+	sheaf->func = func;
+	sheaf->file = file;
+	sheaf->line = line;
+	sheaf->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
+}
+
+/*
+ * A sheaf handed to the caller of @what must be live and of cache @s: the
+ * kernel does not check, and a sheaf returned to another cache would flush
+ * its objects into the wrong slab.  Under ASan a sheaf used after its
+ * return is a heap-use-after-free already; without, the magic catches it.
+ */
+static void sheaf_check(struct kmem_cache *s, struct slab_sheaf *sheaf,
+			const char *what, KSIM_SITE_ARGS)
+{
+	if (sheaf->magic != SHEAF_MAGIC || sheaf->spare)
+		ksim_bug(file, line, "%s(%s, %p) from %s(): not a live sheaf (returned already?)",
+			 what, s->name, sheaf, func);
+	if (sheaf->cache != s)
+		ksim_bug(file, line,
+			 "%s(%s, %p) from %s(): the sheaf belongs to cache %s (prefilled by %s() at %s:%d)",
+			 what, s->name, sheaf, func, sheaf->cache->name, sheaf->func,
+			 sheaf->file, sheaf->line);
+}
+
+static struct slab_sheaf *sheaf_new(struct kmem_cache *s, unsigned int capacity,
+				    KSIM_SITE_ARGS)
+{
+	struct slab_sheaf *sheaf = calloc(1, sizeof(*sheaf) + capacity * sizeof(void *));
+
+	if (!sheaf) {
+		account_failed(s);
+		return NULL;
+	}
+	sheaf->magic = SHEAF_MAGIC;
+	sheaf->cache = s;
+	sheaf->capacity = capacity;
+	sheaf_set_site(sheaf, func, file, line);
+	slab_lock(&s->lock);
+	sheaf_link_locked(s, sheaf);
+	slab_unlock(&s->lock);
+	return sheaf;
+}
+
+/*
+ * Adds @n objects, each an allocation of @s consulting fault injection at
+ * the caller's site (as kmem_cache_alloc_bulk()); on failure the objects
+ * added so far stay (mm/slub.c refill_sheaf() keeps them too).
+ */
+static bool sheaf_fill(struct kmem_cache *s, struct slab_sheaf *sheaf, gfp_t gfp,
+		       unsigned int n, KSIM_SITE_ARGS)
+{
+	if (nowait_denied(s, gfp, n)) {
+		account_failed(s);
+		return false;
+	}
+	while (n--) {
+		void *p = cache_alloc_one(s, gfp & ~__GFP_ZERO, func, file, line);
+
+		if (!p)
+			return false;
+		table_set_sheaf(p, sheaf, NULL, NULL, 0);
+		sheaf->objects[sheaf->size++] = p;
+		slab_lock(&s->lock);
+		s->st.sheaved++;
+		slab_unlock(&s->lock);
+	}
+	return true;
+}
+
+/* Frees the objects left in @sheaf to the slab, then the sheaf. */
+static void sheaf_flush_free(struct kmem_cache *s, struct slab_sheaf *sheaf)
+{
+	while (sheaf->size) {
+		void *p = sheaf->objects[--sheaf->size];
+
+		table_set_sheaf(p, NULL, NULL, NULL, 0);
+		slab_lock(&s->lock);
+		s->st.sheaved--;
+		slab_unlock(&s->lock);
+		kmem_cache_free(s, p);
+	}
+	slab_lock(&s->lock);
+	if (sheaf->pprev)
+		sheaf_unlink_locked(s, sheaf);
+	slab_unlock(&s->lock);
+	sheaf->magic = 0;
+	free(sheaf);
+}
+
+struct slab_sheaf *ksim_kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
+		unsigned int size, KSIM_SITE_ARGS)
+{
+	struct slab_sheaf *sheaf = NULL;
+	unsigned int fill;
+
+	if (unlikely(!size))
+		return NULL;
+	might_alloc(gfp);
+	if (size > s->sheaf_capacity) {
+		/* Oversize: exactly @size, always freed when returned. */
+		sheaf = sheaf_new(s, size, func, file, line);
+	} else {
+		if (sheaf_fill_capacity) {
+			slab_lock(&s->lock);
+			sheaf = s->spare[ksim_cpu()];
+			s->spare[ksim_cpu()] = NULL;
+			if (sheaf) {
+				sheaf->spare = false;
+				sheaf_set_site(sheaf, func, file, line);
+				sheaf_link_locked(s, sheaf);
+			}
+			slab_unlock(&s->lock);
+		}
+		if (!sheaf)
+			sheaf = sheaf_new(s, s->sheaf_capacity, func, file, line);
+	}
+	if (!sheaf)
+		return NULL;
+	fill = sheaf_fill_capacity ? sheaf->capacity : size;
+	if (sheaf->size < size &&
+	    !sheaf_fill(s, sheaf, gfp, fill - sheaf->size, func, file, line)) {
+		sheaf_flush_free(s, sheaf);
+		return NULL;
+	}
+	return sheaf;
+}
+
+void ksim_kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf *sheaf, KSIM_SITE_ARGS)
+{
+	sheaf_check(s, sheaf, "kmem_cache_return_sheaf", func, file, line);
+	ksim_yield_point();
+	if (sheaf_fill_capacity && sheaf->capacity == s->sheaf_capacity) {
+		bool kept = false;
+
+		slab_lock(&s->lock);
+		if (!s->spare[ksim_cpu()]) {
+			sheaf_unlink_locked(s, sheaf);
+			sheaf->spare = true;
+			s->spare[ksim_cpu()] = sheaf;
+			kept = true;
+		}
+		slab_unlock(&s->lock);
+		if (kept)
+			return;
+	}
+	sheaf_flush_free(s, sheaf);
+}
+
+int ksim_kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf **sheafp, unsigned int size, KSIM_SITE_ARGS)
+{
+	struct slab_sheaf *sheaf;
+
+	if (!sheafp || !*sheafp)
+		return -EINVAL;
+	sheaf = *sheafp;
+	sheaf_check(s, sheaf, "kmem_cache_refill_sheaf", func, file, line);
+	if (sheaf->size >= size)
+		return 0;
+	might_alloc(gfp);
+	if (sheaf->capacity >= size) {
+		unsigned int fill = sheaf_fill_capacity ? sheaf->capacity : size;
+
+		return sheaf_fill(s, sheaf, gfp, fill - sheaf->size, func, file, line) ?
+			0 : -ENOMEM;
+	}
+	/* Bigger than its capacity: a new (oversize) sheaf replaces it. */
+	sheaf = ksim_kmem_cache_prefill_sheaf(s, gfp, size, func, file, line);
+	if (!sheaf)
+		return -ENOMEM;
+	ksim_kmem_cache_return_sheaf(s, gfp, *sheafp, func, file, line);
+	*sheafp = sheaf;
+	return 0;
+}
+
+void *ksim_kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf *sheaf, KSIM_SITE_ARGS)
+{
+	void *p;
+
+	sheaf_check(s, sheaf, "kmem_cache_alloc_from_sheaf", func, file, line);
+	ksim_yield_point();
+	if (unlikely(!sheaf->size)) {
+		/* mm/slub.c returns NULL silently: no fallback to the slab. */
+		ksim_problem(KSIM_P_WARN, file, line,
+			     "%s(): kmem_cache_alloc_from_sheaf(%s) from empty sheaf %p (prefilled by %s() at %s:%d): more objects taken than prefilled",
+			     func, s->name, sheaf, sheaf->func, sheaf->file, sheaf->line);
+		return NULL;
+	}
+	p = sheaf->objects[--sheaf->size];
+	table_set_sheaf(p, NULL, func, file, line);
+	slab_lock(&s->lock);
+	s->st.sheaved--;
+	slab_unlock(&s->lock);
+	if (gfp & __GFP_ZERO)
+		memset(p, 0, s->size);
+	return p;
+}
+
+unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf)
+{
+	return sheaf->size;
+}
+
+unsigned long ksim_kmem_cache_nr_sheaves(struct kmem_cache *s)
+{
+	return s->nr_sheaves;
 }
 
 /* ---- harness knobs and accounting queries ---- */
@@ -952,6 +1299,7 @@ static void add_stats(struct ksim_slab_stats *sum, const struct ksim_slab_stats 
 	sum->bytes_requested += st->bytes_requested;
 	sum->bytes_rounded += st->bytes_rounded;
 	sum->failed += st->failed;
+	sum->sheaved += st->sheaved;
 }
 
 void ksim_slab_totals(struct ksim_slab_stats *out)
@@ -1003,6 +1351,8 @@ unsigned long ksim_slab_leak_check(FILE *out)
 	struct kmem_cache *seen[256];
 	unsigned long per[256];
 	int nseen = 0;
+	struct slab_sheaf sheaves[64];	/* copies: the flexible array is not read */
+	int nsheaves = 0;
 
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct shard *sh = &shards[i];
@@ -1012,7 +1362,8 @@ unsigned long ksim_slab_leak_check(FILE *out)
 			struct objrec *r = &sh->slots[j];
 			int k;
 
-			if (!r->ptr || r->free || r->gen < slab_epoch)
+			/* Objects in sheaves: reported per sheaf below. */
+			if (!r->ptr || r->free || r->sheaf || r->gen < slab_epoch)
 				continue;
 			leaked++;
 			for (k = 0; k < nseen && seen[k] != r->cache; k++)
@@ -1031,5 +1382,26 @@ unsigned long ksim_slab_leak_check(FILE *out)
 			     per[k], seen[k]->name, per[k] > 1 ? "s" : "");
 		print_objects(out, seen[k], slab_epoch, 10);
 	}
+	/* A sheaf never returned: its objects with it, at the prefill site. */
+	slab_lock(&caches_lock);
+	for (struct kmem_cache *c = caches; c; c = c->next) {
+		slab_lock(&c->lock);
+		for (struct slab_sheaf *sh = c->sheaves; sh; sh = sh->next) {
+			if (sh->gen < slab_epoch)
+				continue;
+			leaked += sh->size;
+			if (nsheaves < 64)
+				sheaves[nsheaves++] = *sh;
+		}
+		slab_unlock(&c->lock);
+	}
+	slab_unlock(&caches_lock);
+	/* Reported unlocked: a problem report may run test hooks. */
+	for (int k = 0; k < nsheaves; k++)
+		ksim_problem(KSIM_P_LEAK, sheaves[k].file, sheaves[k].line,
+			     "sheaf of cache %s holding %u object%s not returned, prefilled by %s() at %s:%d",
+			     sheaves[k].cache->name, sheaves[k].size,
+			     sheaves[k].size == 1 ? "" : "s", sheaves[k].func,
+			     sheaves[k].file, sheaves[k].line);
 	return leaked;
 }

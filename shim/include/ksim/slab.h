@@ -19,6 +19,7 @@ struct ksim_slab_stats {
 	unsigned long bytes_requested;	/* live bytes as asked for */
 	unsigned long bytes_rounded;	/* live bytes as the kernel would use them */
 	unsigned long failed;		/* allocations that returned NULL */
+	unsigned long sheaved;		/* of live: held in sheaves, not handed out */
 };
 
 /* The pseudo-caches for kmalloc and vmalloc allocations. */
@@ -54,6 +55,17 @@ void ksim_slab_set_strict_nowait(bool on);
  * the allocator skips its locks; a slab call from another thread is a BUG.
  */
 void ksim_slab_set_single_threaded(bool on);
+/*
+ * Sheaf filling (see shim/mm/slab.c).  Off (the default, as the kernel's
+ * own harness tools/testing/shared does): prefill and refill add exactly
+ * the objects asked for, and a returned sheaf is emptied and freed.  On, as
+ * mm/slub.c does: a sheaf of the cache's capacity is filled to capacity, a
+ * returned one becomes the current CPU's spare (ksim_cpu()) if that CPU has
+ * none, and the next prefill on that CPU takes it, objects and all.
+ */
+void ksim_slab_set_sheaf_fill_capacity(bool on);
+/* Sheaves handed out by prefill and not returned (spares not counted). */
+unsigned long ksim_kmem_cache_nr_sheaves(struct kmem_cache *s);
 void kmem_cache_set_non_kernel(struct kmem_cache *s, unsigned int val);
 void kmem_cache_set_callback(struct kmem_cache *s, void (*callback)(void *));
 void kmem_cache_set_private(struct kmem_cache *s, void *private);

@@ -21,6 +21,7 @@ struct ksim_held_lock {
 	int type;		/* enum ksim_lock_type: spin, mutex, rwsem, ... */
 	const char *file;
 	int line;
+	unsigned int seq;	/* lock_sequence(): low 8 bits of the acquisition count */
 };
 
 struct ksim_task {
@@ -37,6 +38,7 @@ struct ksim_task {
 	int urcu_register_calls;
 	int in_rcu_callback;
 	int nr_held;
+	unsigned int lockdep_seq;	/* acquisitions so far (task_struct.lockdep_seq) */
 	struct ksim_held_lock held[KSIM_MAX_HELD_LOCKS];
 };
 

@@ -21,6 +21,8 @@ void ksim_lock_release(const struct lockdep_map *map, const char *file, int line
 int ksim_lock_is_held(const struct lockdep_map *map, int read);
 int ksim_held_lock_count(void);
 void ksim_lockdep_print_held_locks(void);
+u32 lock_sequence(struct lockdep_map *lock);
+#define lockdep_sequence(lock)	lock_sequence(&(lock)->dep_map)
 
 /*
  * Inline: every rcu_dereference_check() in kernel code evaluates its lockdep

@@ -75,10 +75,18 @@ struct kmem_cache_args {
 	unsigned int freeptr_offset;
 	bool use_freeptr_offset;
 	void (*ctor)(void *);
+	/*
+	 * Sheaves (7.x): prefilled sheaves of up to this many objects; see
+	 * kmem_cache_prefill_sheaf() below.  Kept on every tree: older kernel
+	 * code never sets it.
+	 */
+	unsigned int sheaf_capacity;
 };
 
 struct kmem_cache *ksim_kmem_cache_create(const char *name, unsigned int size,
 		unsigned int align, slab_flags_t flags, void (*ctor)(void *));
+struct kmem_cache *ksim_kmem_cache_create_args(const char *name, unsigned int size,
+		const struct kmem_cache_args *args, slab_flags_t flags);
 void kmem_cache_destroy(struct kmem_cache *s);
 int kmem_cache_shrink(struct kmem_cache *s);
 const char *kmem_cache_name(struct kmem_cache *s);
@@ -92,8 +100,7 @@ static inline struct kmem_cache *
 __ksim_kmem_cache_create_args(const char *name, unsigned int size,
 			      struct kmem_cache_args *args, slab_flags_t flags)
 {
-	return ksim_kmem_cache_create(name, size, args ? args->align : 0, flags,
-				      args ? args->ctor : NULL);
+	return ksim_kmem_cache_create_args(name, size, args, flags);
 }
 static inline struct kmem_cache *
 __ksim_kmem_cache_create_legacy(const char *name, unsigned int size,
@@ -172,6 +179,45 @@ static inline void *ksim_krealloc_array(void *p, size_t n, size_t size, gfp_t gf
 		return NULL;
 	return ksim_krealloc(p, bytes, gfp, func, file, line);
 }
+
+/*
+ * Prefilled sheaves (mm/slub.c, 7.x; implemented in shim/mm/slab.c):
+ *  - kmem_cache_prefill_sheaf(s, gfp, size): a sheaf holding at least @size
+ *    objects of @s (NULL for size 0 or when allocating fails); size above
+ *    the cache's sheaf_capacity gives an oversize sheaf of capacity @size;
+ *  - kmem_cache_alloc_from_sheaf(s, gfp, sheaf): never fails while the
+ *    sheaf holds objects; from an empty sheaf it returns NULL (the kernel
+ *    does so silently; the shim also reports it, with the call site);
+ *  - kmem_cache_refill_sheaf(s, gfp, &sheaf, size): at least @size objects,
+ *    replacing the sheaf by a bigger one when @size exceeds its capacity;
+ *    -ENOMEM (objects already added stay) or -EINVAL for no sheaf;
+ *  - kmem_cache_return_sheaf(s, gfp, sheaf): gives back the sheaf and the
+ *    objects left in it.
+ * Prefill and refill consult fault injection per object, like
+ * kmem_cache_alloc_bulk(), at their caller's site.
+ */
+struct slab_sheaf;
+
+struct slab_sheaf *ksim_kmem_cache_prefill_sheaf(struct kmem_cache *s, gfp_t gfp,
+		unsigned int size, KSIM_SITE_ARGS);
+int ksim_kmem_cache_refill_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf **sheafp, unsigned int size, KSIM_SITE_ARGS);
+void ksim_kmem_cache_return_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf *sheaf, KSIM_SITE_ARGS);
+void *ksim_kmem_cache_alloc_from_sheaf(struct kmem_cache *s, gfp_t gfp,
+		struct slab_sheaf *sheaf, KSIM_SITE_ARGS);
+unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
+
+#define kmem_cache_prefill_sheaf(s, gfp, size)				\
+	ksim_kmem_cache_prefill_sheaf((s), (gfp), (size), KSIM_SITE)
+#define kmem_cache_refill_sheaf(s, gfp, sheafp, size)			\
+	ksim_kmem_cache_refill_sheaf((s), (gfp), (sheafp), (size), KSIM_SITE)
+#define kmem_cache_return_sheaf(s, gfp, sheaf)				\
+	ksim_kmem_cache_return_sheaf((s), (gfp), (sheaf), KSIM_SITE)
+#define kmem_cache_alloc_from_sheaf(s, gfp, sheaf)			\
+	ksim_kmem_cache_alloc_from_sheaf((s), (gfp), (sheaf), KSIM_SITE)
+#define kmem_cache_alloc_from_sheaf_noprof(s, gfp, sheaf)		\
+	kmem_cache_alloc_from_sheaf(s, gfp, sheaf)
 
 #define kmalloc(size, gfp)		ksim_kmalloc((size), (gfp), KSIM_SITE)
 #define kmalloc_noprof(size, gfp)	kmalloc(size, gfp)
