@@ -54,6 +54,13 @@ const char *__tsan_default_suppressions(void)
 		"race:mas_alloc_nodes\n"
 		"race:mab_mas_cp\n"
 		"race:mas_wr_node_store\n"
+		/* The same on 7.x, whose write path fills new nodes with
+		 * node_copy()/node_finalise() through cp_data_write(). */
+		"race:node_copy\n"
+		"race:node_finalise\n"
+		"race:cp_data_write\n"
+		/* 7.x's name for mas_set_height(). */
+		"race:mt_set_height\n"
 		/* kernel/bpf/hashtab.c: elements are reused at once by design
 		 * (pcpu_freelist/extra_elems, bpf_mem_cache_free): a new key
 		 * and value are written into an element that lockless readers
