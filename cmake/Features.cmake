@@ -56,8 +56,17 @@ ksim_feature(KSIM_HAVE_BPF_FD_PUT_NEED_DEFER FILE include/linux/bpf.h
   WHY "map_fd_put_ptr(map, ptr, need_defer) (backported to 6.1.y)")
 ksim_feature(KSIM_HAVE_QP_TRIE_SERIES FILE kernel/bpf/bpf_qp_trie.c
   WHY "the posted qp-trie series is applied")
+ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[ \t]*="
+  WHY "per-CPU map ops take BPF_F_CPU/BPF_F_ALL_CPUS (bpf_map_check_op_flags)")
+ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct bpf_map_ops rhtab_map_ops"
+  WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
+
+# RCU
+ksim_feature(KSIM_HAVE_RCU_GUARD FILE include/linux/rcupdate.h
+  REGEX "DEFINE_LOCK_GUARD_0\\(rcu,"
+  WHY "guard(rcu)() (linux/cleanup.h): hashtab.c's rhtab map uses it")
 
 # Headers that moved
 ksim_feature(KSIM_HAVE_LINUX_UNALIGNED_H FILE include/linux/unaligned.h

@@ -19,6 +19,7 @@ struct site {
 	int line;
 	unsigned long reached;
 	unsigned long failed;
+	unsigned int cls;
 	struct site *next;
 };
 
@@ -26,6 +27,8 @@ static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ksim_fault_config cfg;
 static bool armed;
 static unsigned long calls, failures;
+static unsigned long class_failures[2];	/* alloc, lock */
+static bool lock_armed;			/* armed with KSIM_FAULT_LOCK */
 static struct ksim_rng rng;
 static struct site *buckets[SITE_BUCKETS];
 static unsigned int nr_sites;
@@ -40,7 +43,8 @@ static unsigned int site_hash(const char *func, const char *file, int line)
 }
 
 /* Call sites are string literals, so pointer identity is enough. */
-static struct site *site_get(const char *func, const char *file, int line)
+static struct site *site_get(const char *func, const char *file, int line,
+			     unsigned int cls)
 {
 	unsigned int b = site_hash(func, file, line);
 	struct site *s;
@@ -54,6 +58,7 @@ static struct site *site_get(const char *func, const char *file, int line)
 	s->func = func;
 	s->file = file;
 	s->line = line;
+	s->cls = cls;
 	s->next = buckets[b];
 	buckets[b] = s;
 	nr_sites++;
@@ -83,6 +88,7 @@ void ksim_fault_clear_counts(void)
 {
 	pthread_mutex_lock(&fault_lock);
 	calls = failures = 0;
+	class_failures[0] = class_failures[1] = 0;
 	clear_sites();
 	ksim_rng_seed(&rng, cfg.seed);
 	pthread_mutex_unlock(&fault_lock);
@@ -94,7 +100,11 @@ void ksim_fault_set(const struct ksim_fault_config *c)
 	cfg = *c;
 	if (cfg.times == 0)
 		cfg.times = cfg.nth ? 1 : -1;
+	if (!cfg.classes)
+		cfg.classes = KSIM_FAULT_ALLOC;
 	armed = cfg.nth || cfg.probability > 0;
+	__atomic_store_n(&lock_armed, armed && (cfg.classes & KSIM_FAULT_LOCK),
+			 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fault_lock);
 	ksim_fault_clear_counts();
 }
@@ -121,12 +131,17 @@ void ksim_fault_resume(void)
 	suspended--;
 }
 
-static bool site_eligible(const char *func, unsigned int gfp)
+static bool site_eligible(const char *func, unsigned int cls, unsigned int gfp)
 {
-	if (gfp & __GFP_NOFAIL)
+	if (!(cfg.classes & cls))
 		return false;
-	if (cfg.nowait_only && (gfp & __GFP_DIRECT_RECLAIM))
-		return false;
+	/* gfp restricts allocations only: a lock site has none. */
+	if (cls == KSIM_FAULT_ALLOC) {
+		if (gfp & __GFP_NOFAIL)
+			return false;
+		if (cfg.nowait_only && (gfp & __GFP_DIRECT_RECLAIM))
+			return false;
+	}
 	if (!cfg.nr_sites)
 		return true;
 	for (int i = 0; i < cfg.nr_sites; i++)
@@ -135,7 +150,8 @@ static bool site_eligible(const char *func, unsigned int gfp)
 	return false;
 }
 
-bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp)
+static bool should_fail(const char *func, const char *file, int line,
+			unsigned int cls, unsigned int gfp)
 {
 	struct site *s;
 	bool fail = false;
@@ -145,9 +161,9 @@ bool ksim_should_fail(const char *func, const char *file, int line, unsigned int
 			   __atomic_load_n(&tracking, __ATOMIC_RELAXED)))
 		return false;
 	pthread_mutex_lock(&fault_lock);
-	s = site_get(func, file, line);
+	s = site_get(func, file, line, cls);
 	s->reached++;
-	if (armed && site_eligible(func, gfp)) {
+	if (armed && site_eligible(func, cls, gfp)) {
 		calls++;
 		if (cfg.times < 0 || failures < (unsigned long)cfg.times) {
 			if (cfg.nth && calls >= cfg.nth)
@@ -158,11 +174,38 @@ bool ksim_should_fail(const char *func, const char *file, int line, unsigned int
 		}
 		if (fail) {
 			failures++;
+			class_failures[cls == KSIM_FAULT_LOCK]++;
 			s->failed++;
 		}
 	}
 	pthread_mutex_unlock(&fault_lock);
 	return fail;
+}
+
+bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp)
+{
+	return should_fail(func, file, line, KSIM_FAULT_ALLOC, gfp);
+}
+
+bool ksim_should_fail_lock(const char *func, const char *file, int line)
+{
+	return should_fail(func, file, line, KSIM_FAULT_LOCK, 0);
+}
+
+bool ksim_fault_lock_armed(void)
+{
+	return __atomic_load_n(&lock_armed, __ATOMIC_RELAXED) && !suspended;
+}
+
+unsigned long ksim_fault_class_failures(unsigned int classes)
+{
+	unsigned long n = 0;
+
+	if (classes & KSIM_FAULT_ALLOC)
+		n += __atomic_load_n(&class_failures[0], __ATOMIC_RELAXED);
+	if (classes & KSIM_FAULT_LOCK)
+		n += __atomic_load_n(&class_failures[1], __ATOMIC_RELAXED);
+	return n;
 }
 
 unsigned long ksim_fault_calls(void)
@@ -212,7 +255,7 @@ unsigned int ksim_fault_sites(struct ksim_fault_site_stats *out, unsigned int ma
 		for (struct site *s = buckets[b]; s; s = s->next) {
 			if (n < max)
 				out[n] = (struct ksim_fault_site_stats){
-					s->func, s->file, s->line, s->reached, s->failed };
+					s->func, s->file, s->line, s->reached, s->failed, s->cls };
 			n++;
 		}
 	pthread_mutex_unlock(&fault_lock);
@@ -235,13 +278,38 @@ void ksim_fault_report(FILE *out)
 	qsort(st, n, sizeof(st[0]), cmp_site);
 	fprintf(out, "fault injection: %u sites reached, %u failed; %lu eligible calls, %lu failures\n",
 		n, ksim_fault_sites_failed(), ksim_fault_calls(), ksim_fault_failures());
-	fprintf(out, "  %-32s %-40s %10s %8s\n", "function", "site", "reached", "failed");
+	fprintf(out, "  %-5s %-32s %-40s %10s %8s\n", "class", "function", "site", "reached", "failed");
 	for (unsigned int i = 0; i < n; i++) {
 		const char *f = strrchr(st[i].file, '/');
 
-		fprintf(out, "  %-32s %-34s:%-5d %10lu %8lu\n", st[i].func,
+		fprintf(out, "  %-5s %-32s %-34s:%-5d %10lu %8lu\n",
+			st[i].cls == KSIM_FAULT_LOCK ? "lock" : "alloc", st[i].func,
 			f ? f + 1 : st[i].file, st[i].line, st[i].reached, st[i].failed);
 	}
+}
+
+/* "alloc", "lock", "all", "alloc+lock": '+' joins classes (',' separates keys). */
+static int parse_classes(const char *val, unsigned int *classes)
+{
+	unsigned int c = 0;
+
+	while (*val) {
+		size_t n = strcspn(val, "+");
+
+		if (n == 5 && !strncmp(val, "alloc", n))
+			c |= KSIM_FAULT_ALLOC;
+		else if (n == 4 && !strncmp(val, "lock", n))
+			c |= KSIM_FAULT_LOCK;
+		else if (n == 3 && !strncmp(val, "all", n))
+			c |= KSIM_FAULT_ALL;
+		else
+			return -1;
+		val += n;
+		if (*val == '+' && *++val == 0)
+			return -1;
+	}
+	*classes = c;
+	return c ? 0 : -1;
 }
 
 int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, size_t errlen)
@@ -263,7 +331,7 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 		}
 		in_sites = false;
 		if (!eq) {
-			snprintf(err, errlen, "'%s': expected key=value (keys: nth, p, times, seed, sites, nowait)", tok);
+			snprintf(err, errlen, "'%s': expected key=value (keys: nth, p, times, seed, sites, nowait, class)", tok);
 			ret = -1;
 			break;
 		}
@@ -289,6 +357,13 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 			c->seed = strtoull(val, &end, 0);
 		} else if (!strcmp(tok, "nowait")) {
 			c->nowait_only = strtol(val, &end, 0) != 0;
+		} else if (!strcmp(tok, "class")) {
+			if (parse_classes(val, &c->classes)) {
+				snprintf(err, errlen, "class=%s: expected alloc, lock, all or alloc+lock", val);
+				ret = -1;
+				break;
+			}
+			continue;
 		} else if (!strcmp(tok, "sites")) {
 			in_sites = true;
 site:
@@ -300,7 +375,7 @@ site:
 			snprintf(c->sites[c->nr_sites++], sizeof(c->sites[0]), "%s", val);
 			continue;
 		} else {
-			snprintf(err, errlen, "unknown key '%s' (keys: nth, p, times, seed, sites, nowait)", tok);
+			snprintf(err, errlen, "unknown key '%s' (keys: nth, p, times, seed, sites, nowait, class)", tok);
 			ret = -1;
 			break;
 		}

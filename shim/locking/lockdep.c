@@ -17,7 +17,7 @@ struct lockdep_map rcu_lock_map = { .name = "rcu_read_lock" };
 static const char *const type_names[] = {
 	[KSIM_LOCK_SPIN] = "spinlock", [KSIM_LOCK_RWLOCK] = "rwlock",
 	[KSIM_LOCK_MUTEX] = "mutex", [KSIM_LOCK_RWSEM] = "rwsem",
-	[KSIM_LOCK_MAP] = "lockdep_map",
+	[KSIM_LOCK_MAP] = "lockdep_map", [KSIM_LOCK_RQSPIN] = "rqspinlock",
 };
 
 void ksim_lockdep_print_held_locks(void)

@@ -2,11 +2,19 @@
 /*
  * The fault-injection engine (shim/lib/fault-inject.c): one engine for every
  * allocation the shim serves (kmalloc, kmem_cache, vmalloc, bpf_mem_alloc,
- * page tables in mm-sim, ...), deterministic from a seed.
+ * page tables in mm-sim, ...) and every lock acquisition that may fail in the
+ * kernel, deterministic from a seed.
  *
- * Every allocation asks ksim_should_fail(site, gfp).  A site is the kernel
- * function that called the allocator (its __func__) plus file:line.  The
- * engine can:
+ * Sites come in classes, armed separately (class=alloc, the default;
+ * class=lock; class=all):
+ *   - alloc: every allocation asks ksim_should_fail(site, gfp);
+ *   - lock: every acquisition the kernel lets fail asks
+ *     ksim_should_fail_lock(site): res_spin_lock() (asm/rqspinlock.h: the
+ *     caller gets -EDEADLK) and, on trees without rqspinlock, a BPF program
+ *     re-entering a hash map whose bucket lock this CPU holds
+ *     (shim/kernel/bpf/syscall.c: the kernel's map_locked check refuses it).
+ * A site is the kernel function that called the allocator or lock (its
+ * __func__) plus file:line.  The engine can:
  *   - fail the Nth eligible allocation (nth=N; counting from 1), or every
  *     allocation from the Nth on (nth=N,times=-1);
  *   - fail each eligible allocation with probability p (p=0.01), drawn from
@@ -15,8 +23,9 @@
  *     (sites=mas_alloc_nodes,dup_mmap) and/or to non-blocking allocations
  *     (nowait=1, the allocations the kernel may fail without retrying);
  *   - stop after `times` failures (default 1 for nth, unlimited for p).
+ * nth and p count the eligible sites of the armed classes together.
  * It counts, per site, how often it was reached and how often it failed;
- * ksim_fault_report() prints that table.
+ * ksim_fault_report() prints that table with each site's class.
  *
  * Configuration: the API below, or the environment variable KSIM_FAULT with
  * the same keys, comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node"
@@ -31,12 +40,18 @@
 
 #define KSIM_FAULT_MAX_SITES	16
 
+/* Site classes (bits of ksim_fault_config.classes; 0 means alloc). */
+#define KSIM_FAULT_ALLOC	0x1
+#define KSIM_FAULT_LOCK		0x2
+#define KSIM_FAULT_ALL		(KSIM_FAULT_ALLOC | KSIM_FAULT_LOCK)
+
 struct ksim_fault_config {
 	unsigned long nth;		/* 0: off */
 	double probability;		/* 0: off */
 	long times;			/* max failures; -1 unlimited; 0: default */
 	uint64_t seed;
 	bool nowait_only;		/* only allocations that cannot sleep */
+	unsigned int classes;		/* KSIM_FAULT_*; 0: KSIM_FAULT_ALLOC */
 	int nr_sites;
 	char sites[KSIM_FAULT_MAX_SITES][64];
 };
@@ -47,11 +62,15 @@ struct ksim_fault_site_stats {
 	int line;
 	unsigned long reached;
 	unsigned long failed;
+	unsigned int cls;		/* KSIM_FAULT_ALLOC or KSIM_FAULT_LOCK */
 };
 
 /* Arm the engine (replaces the previous configuration, zeroes counters). */
 void ksim_fault_set(const struct ksim_fault_config *cfg);
-/* Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1"; -1 on bad input. */
+/*
+ * Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1,class=lock"; -1 on
+ * bad input.  class= takes alloc, lock, all or alloc+lock.
+ */
 int ksim_fault_parse(const char *spec, struct ksim_fault_config *cfg, char *err, size_t errlen);
 /* Disarm and clear counters and the site table. */
 void ksim_fault_reset(void);
@@ -68,6 +87,12 @@ void ksim_fault_resume(void);
 
 /* The hook the allocators call.  gfp_flags as unsigned to avoid gfp.h here. */
 bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp_flags);
+/* The hook of lock acquisitions that may fail (class lock). */
+bool ksim_should_fail_lock(const char *func, const char *file, int line);
+/* True when the lock class is armed: callers may skip work otherwise. */
+bool ksim_fault_lock_armed(void);
+/* Failures injected into the class(es) since the last set/clear. */
+unsigned long ksim_fault_class_failures(unsigned int classes);
 
 /* Eligible allocations seen and failures injected since the last set/clear. */
 unsigned long ksim_fault_calls(void);

@@ -40,6 +40,8 @@ struct ksim_task {
 	int nr_held;
 	unsigned int lockdep_seq;	/* acquisitions so far (task_struct.lockdep_seq) */
 	struct ksim_held_lock held[KSIM_MAX_HELD_LOCKS];
+	/* The res_spin_lock this thread waits for (ABBA checks read it). */
+	const struct lockdep_map *rq_waiting;
 };
 
 extern __thread struct ksim_task ksim_current_task;

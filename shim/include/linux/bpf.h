@@ -33,6 +33,18 @@
 #include <asm/byteorder.h>
 
 /*
+ * kmalloc_objs() (7.x slab.h; lpm_trie.c uses it), until the shim's slab.h
+ * has it: an array allocation at the caller's site, as kmalloc_array().
+ */
+#ifndef kmalloc_objs
+#define __ksim_objs_gfp(...)		__ksim_objs_gfp_(, ##__VA_ARGS__, GFP_KERNEL)
+#define __ksim_objs_gfp_(a, gfp, ...)	gfp
+#define kmalloc_objs(VAR_OR_TYPE, COUNT, ...)				\
+	((typeof(VAR_OR_TYPE) *)kmalloc_array((COUNT), sizeof(VAR_OR_TYPE), \
+					     __ksim_objs_gfp(__VA_ARGS__)))
+#endif
+
+/*
  * The posted qp-trie series adds these to the uapi; a tree without the
  * series gets values of ours (BPF_F_DYNPTR_KEY outside the mainline flag
  * range, BPF_MAP_TYPE_QP_TRIE a number no mainline type uses).
@@ -216,6 +228,51 @@ static inline void btf_record_free(struct btf_record *rec) { (void)rec; }
 static inline void bpf_obj_free_fields(const struct btf_record *rec, void *obj)
 {
 	(void)rec; (void)obj;
+}
+/* No timers, workqueues or task_work without BTF (7.x hashtab.c asks). */
+static inline bool bpf_map_has_internal_structs(struct bpf_map *map)
+{
+	(void)map;
+	return false;
+}
+static inline void bpf_map_free_internal_structs(struct bpf_map *map, void *obj)
+{
+	(void)map; (void)obj;
+}
+static inline void btf_put(struct btf *btf) { (void)btf; }
+
+#if KSIM_HAVE_BPF_F_CPU
+/*
+ * The flag checks of 7.x map ops (include/linux/bpf.h): unknown bits,
+ * BPF_F_LOCK without a spin lock field (always, here), a CPU number without
+ * BPF_F_CPU, BPF_F_CPU/BPF_F_ALL_CPUS on a map that is not per-CPU or both
+ * at once (-EINVAL), a CPU that does not exist (-ERANGE).
+ */
+static inline int bpf_map_check_op_flags(struct bpf_map *map, u64 flags, u64 allowed)
+{
+	bool percpu = map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		      map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+		      map->map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE;
+
+	if ((u32)flags & ~allowed)
+		return -EINVAL;
+	if (flags & BPF_F_LOCK)
+		return -EINVAL;
+	if (!(flags & BPF_F_CPU) && flags >> 32)
+		return -EINVAL;
+	if (flags & (BPF_F_CPU | BPF_F_ALL_CPUS)) {
+		if (!percpu || ((flags & BPF_F_CPU) && (flags & BPF_F_ALL_CPUS)))
+			return -EINVAL;
+		if ((flags & BPF_F_CPU) && (flags >> 32) >= nr_cpu_ids)
+			return -ERANGE;
+	}
+	return 0;
+}
+#endif
+static inline void bpf_obj_cancel_fields(const struct bpf_map *map, void *obj)
+{
+	(void)map; (void)obj;
 }
 static inline void bpf_obj_free_timer(const struct btf_record *rec, void *obj)
 {

@@ -45,7 +45,20 @@
 #define VM_WARN_ON_ONCE_MM(cond, mm)	(void)WARN_ON_ONCE(cond)
 #define VM_WARN_ON_VMA(cond, vma)	(void)WARN_ON(cond)
 
-#define BUILD_BUG_ON_MSG(cond, msg)	_Static_assert(!(cond), msg)
+/*
+ * As the kernel's compiletime_assert(): checked after optimization, so a
+ * condition that folds only once an __always_inline function is inlined
+ * (rhashtable.h's BUILD_BUG_ON(!__builtin_constant_p(freq))) is accepted.
+ */
+#define __ksim_build_bug(cond, msg, id)					\
+	do {								\
+		extern void id(void) __attribute__((__error__(msg)));	\
+		if (cond)						\
+			id();						\
+	} while (0)
+#define __ksim_build_bug_id(cond, msg, n)	__ksim_build_bug(cond, msg, __ksim_build_bug_##n)
+#define __ksim_build_bug_n(cond, msg, n)	__ksim_build_bug_id(cond, msg, n)
+#define BUILD_BUG_ON_MSG(cond, msg)	__ksim_build_bug_n(cond, msg, __COUNTER__)
 #define BUILD_BUG_ON(cond)		BUILD_BUG_ON_MSG(cond, "BUILD_BUG_ON failed: " #cond)
 #define BUILD_BUG_ON_NOT_POWER_OF_2(n)	BUILD_BUG_ON((n) == 0 || (((n) & ((n) - 1)) != 0))
 #define BUILD_BUG()			BUILD_BUG_ON_MSG(1, "BUILD_BUG failed")

@@ -23,6 +23,12 @@ static inline unsigned int cpumask_next(int n, const struct cpumask *m)
 	(void)m;
 	return n + 1 < (int)nr_cpu_ids ? (unsigned int)(n + 1) : nr_cpu_ids;
 }
+/* Next CPU after @n, wrapping around (7.x; every CPU is in every mask here). */
+static inline unsigned int cpumask_next_wrap(int n, const struct cpumask *m)
+{
+	(void)m;
+	return (unsigned int)(n + 1) % nr_cpu_ids;
+}
 #define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 #define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
 #define for_each_cpu(cpu, mask)		for_each_possible_cpu(cpu)

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Lock-less list types (hashtab.c sizes its elements with them). */
-#ifndef LLIST_H
-#define LLIST_H
-#include <linux/types.h>
-struct llist_head {
-	struct llist_node *first;
-};
-struct llist_node {
-	struct llist_node *next;
-};
-static inline void init_llist_head(struct llist_head *list) { list->first = NULL; }
-#endif
+/*
+ * The kernel tree's own lock-less lists (hashtab.c sizes its elements with
+ * them; 7.x bpf_lru_list.c uses them).  Its out-of-line functions
+ * (llist_add_batch, llist_del_first, ...) are lib/llist.c, compiled
+ * unmodified into ksim_bpfmaps (qptrie/kernel/llist.c).
+ */
+#include <include/linux/llist.h>

@@ -24,6 +24,7 @@ enum ksim_lock_type {
 	KSIM_LOCK_MUTEX,
 	KSIM_LOCK_RWSEM,
 	KSIM_LOCK_MAP,		/* a bare lockdep_map (rcu_callback_map, ...) */
+	KSIM_LOCK_RQSPIN,	/* res_spin_lock (asm/rqspinlock.h) */
 };
 
 #endif

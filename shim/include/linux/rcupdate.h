@@ -175,4 +175,16 @@ static inline void destroy_rcu_head(struct rcu_head *head) { (void)head; }
 static inline void init_rcu_head_on_stack(struct rcu_head *head) { (void)head; }
 static inline void destroy_rcu_head_on_stack(struct rcu_head *head) { (void)head; }
 
+/* rcu_dereference_all*(): any RCU flavour (7.x, rhashtable.h). */
+#ifndef rcu_dereference_all_check
+#define rcu_dereference_all_check(p, c)	rcu_dereference_check((p), (c) || rcu_read_lock_any_held())
+#define rcu_dereference_all(p)		rcu_dereference_all_check((p), 0)
+#endif
+
+#if KSIM_HAVE_RCU_GUARD
+/* guard(rcu)(), as the tree's rcupdate.h defines it. */
+#include <linux/cleanup.h>
+DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
+#endif
+
 #endif

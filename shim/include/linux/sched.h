@@ -30,4 +30,7 @@ int sched_yield(void);
 #define TASK_UNINTERRUPTIBLE	2
 #define TASK_KILLABLE		TASK_UNINTERRUPTIBLE
 
+/* As the kernel's: leave the RCU read section around the reschedule point. */
+#define cond_resched_rcu()	do { rcu_read_unlock(); cond_resched(); rcu_read_lock(); } while (0)
+
 #endif

@@ -237,7 +237,14 @@ u32 get_random_u32(void)
 /* ---- the driver ---- */
 
 /* Weak: the per-CPU hash helpers come with hashtab.c when it is linked. */
+#if KSIM_HAVE_BPF_F_CPU
+/* 7.x: per-CPU copies take the op's flags (BPF_F_CPU: one CPU's value). */
+int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value, u64 map_flags) __attribute__((weak));
+#define ksim_percpu_hash_copy(map, key, value, flags)	bpf_percpu_hash_copy(map, key, value, flags)
+#else
 int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribute__((weak));
+#define ksim_percpu_hash_copy(map, key, value, flags)	bpf_percpu_hash_copy(map, key, value)
+#endif
 int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
 	__attribute__((weak));
 
@@ -345,17 +352,23 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	void *ptr;
 	int err;
 
+#if KSIM_HAVE_BPF_F_CPU
+	err = bpf_map_check_op_flags(map, flags, BPF_F_LOCK | BPF_F_CPU);
+	if (err)
+		return err;
+#else
 	if (flags & ~BPF_F_LOCK)
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
+#endif
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
 	/* bpf_map_copy_value() */
 	bpf_disable_instrumentation();
 	if (is_percpu(map) && bpf_percpu_hash_copy) {
-		err = bpf_percpu_hash_copy(map, k.ptr, value);
+		err = ksim_percpu_hash_copy(map, k.ptr, value, flags);
 	} else {
 		rcu_read_lock();
 		if (map->ops->map_lookup_elem_sys_only)
@@ -412,8 +425,14 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	void *vbuf;
 	int err;
 
+#if KSIM_HAVE_BPF_F_CPU
+	err = bpf_map_check_op_flags(map, flags, ~0);
+	if (err)
+		return err;
+#else
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
+#endif
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
@@ -461,10 +480,16 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 
 	if (!map->ops->map_lookup_and_delete_elem)
 		return -ENOTSUPP;
+#if KSIM_HAVE_BPF_F_CPU
+	err = bpf_map_check_op_flags(map, flags, BPF_F_LOCK | BPF_F_CPU);
+	if (err)
+		return err;
+#else
 	if (flags & ~BPF_F_LOCK)
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
+#endif
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/llist.c from KSRC, unmodified. */
+#include <lib/llist.c>
