@@ -48,6 +48,12 @@
 unsigned long long ksim_rqspinlock_timeout_ns = RES_DEF_TIMEOUT;
 
 static struct ksim_rqspinlock_stats stats;
+static __thread unsigned long injected_here;
+
+unsigned long ksim_rqspinlock_injected_here(void)
+{
+	return injected_here;
+}
 
 #define SCHED_STEP_NS	10000ULL
 
@@ -109,8 +115,10 @@ int ksim_res_spin_lock(rqspinlock_t *lock, const char *func, const char *file, i
 	unsigned long long start = 0, waited = 0;
 	int ret = 0;
 
-	if (ksim_fault_lock_armed() && ksim_should_fail_lock(func, file, line))
+	if (ksim_fault_lock_armed() && ksim_should_fail_lock(func, file, line)) {
+		injected_here++;
 		return fail(&stats.injected, -EDEADLK);
+	}
 	if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == me)
 		return fail(&stats.aa, -EDEADLK);
 	ksim_yield_point();

@@ -38,6 +38,19 @@ void ksim_spin_lock(raw_spinlock_t *lock, const char *file, int line)
 	ksim_lock_acquire(&lock->dep_map, 0, KSIM_LOCK_SPIN, file, line);
 }
 
+void (*ksim_raw_spin_lock_hook)(raw_spinlock_t *lock, const char *func,
+				const char *file, int line);
+
+void ksim_raw_spin_lock(raw_spinlock_t *lock, const char *func, const char *file, int line)
+{
+	void (*hook)(raw_spinlock_t *, const char *, const char *, int);
+
+	ksim_spin_lock(lock, file, line);
+	hook = __atomic_load_n(&ksim_raw_spin_lock_hook, __ATOMIC_RELAXED);
+	if (__builtin_expect(hook != NULL, 0))
+		hook(lock, func, file, line);
+}
+
 int ksim_spin_trylock(raw_spinlock_t *lock, const char *file, int line)
 {
 	preempt_disable();

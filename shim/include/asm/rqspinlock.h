@@ -43,6 +43,8 @@ struct ksim_rqspinlock_stats {
 };
 void ksim_rqspinlock_stats(struct ksim_rqspinlock_stats *st);
 void ksim_rqspinlock_stats_reset(void);
+/* Failures injected into the calling thread's res_spin_lock()s so far. */
+unsigned long ksim_rqspinlock_injected_here(void);
 
 void ksim_res_spin_lock_init(rqspinlock_t *lock, const char *name);
 int ksim_res_spin_lock(rqspinlock_t *lock, const char *func, const char *file, int line);

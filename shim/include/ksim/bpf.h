@@ -72,6 +72,46 @@ static inline bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool pres
 	       err == (flags == BPF_EXIST ? -ENOENT : 0);
 }
 
+/*
+ * Lock failures (fault engine class lock, ksim/fault.h) in the calling
+ * thread's last map command (lookup, update, delete, lookup_and_delete):
+ *   - trees with rqspinlock: res_spin_lock() failures injected into it (the
+ *     command may then fail, see ksim_bpf_lock_error_ok());
+ *   - trees without (6.1, 6.12): nested programs run.  When the engine fails
+ *     the site htab_lock_bucket (the raw_spin_lock of the command's own
+ *     bucket), the driver runs, with the bucket lock held, what a tracing
+ *     program re-entering the map on this CPU would: a delete of the same
+ *     key.  The kernel's per-CPU map_locked check must refuse it with -EBUSY
+ *     and change nothing; the command itself goes on.
+ */
+struct ksim_bpf_lockfail {
+	unsigned long injected;		/* res_spin_lock failures injected */
+	unsigned long nested;		/* nested programs run */
+	unsigned long nested_not_busy;	/* ... that did not return -EBUSY */
+	int nested_err;			/* the last nested program's return */
+};
+void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out);
+
+/*
+ * What a command may return when a lock failed in it, besides its normal
+ * result, always with no change to the map's keys (LRU maps: except
+ * evictions, which any update may do): the lock's -EDEADLK/-ETIMEDOUT;
+ * preallocated hash updates -E2BIG (pcpu_freelist_pop() skips a list whose
+ * lock fails and may find none); LRU updates -ENOMEM (bpf_lru_pop_free()
+ * gives up when a list lock fails).
+ */
+static inline bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind,
+					  bool update, int err)
+{
+	if (err == -EDEADLK || err == -ETIMEDOUT)
+		return true;
+	if (!update || !(kind & KSIM_BPF_KIND_HASH))
+		return false;
+	if (kind & KSIM_BPF_KIND_LRU)
+		return err == -ENOMEM;
+	return err == -E2BIG && !(map->map_flags & BPF_F_NO_PREALLOC);
+}
+
 /* The variants built into this binary (qptrie/variants.c), NULL-terminated. */
 extern const struct ksim_bpf_variant *const ksim_bpf_variants[];
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);

@@ -22,7 +22,16 @@ void ksim_spin_unlock(raw_spinlock_t *lock, const char *file, int line);
 int ksim_spin_is_locked(raw_spinlock_t *lock);
 
 #define raw_spin_lock_init(l)	ksim_spin_lock_init((l), #l)
-#define raw_spin_lock(l)	ksim_spin_lock((l), __FILE__, __LINE__)
+/*
+ * raw_spin_lock() also runs ksim_raw_spin_lock_hook, when set, once the lock
+ * is held: where a tracing program attached inside the critical section
+ * would run (the BPF driver's nested map operation on trees without
+ * rqspinlock, shim/kernel/bpf/syscall.c).
+ */
+extern void (*ksim_raw_spin_lock_hook)(raw_spinlock_t *lock, const char *func,
+				       const char *file, int line);
+void ksim_raw_spin_lock(raw_spinlock_t *lock, const char *func, const char *file, int line);
+#define raw_spin_lock(l)	ksim_raw_spin_lock((l), __func__, __FILE__, __LINE__)
 #define raw_spin_trylock(l)	ksim_spin_trylock((l), __FILE__, __LINE__)
 #define raw_spin_unlock(l)	ksim_spin_unlock((l), __FILE__, __LINE__)
 #define raw_spin_is_locked(l)	ksim_spin_is_locked(l)

@@ -19,6 +19,10 @@
 #include <linux/random.h>
 #include <ksim/bpf.h>
 #include <ksim/ksim.h>
+#include <ksim/fault.h>
+#if KSIM_HAVE_RQSPINLOCK
+#include <asm/rqspinlock.h>
+#endif
 
 DEFINE_PER_CPU(int, bpf_prog_active);
 
@@ -248,6 +252,79 @@ int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribut
 int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
 	__attribute__((weak));
 
+/*
+ * Lock failures in this thread's command (ksim_bpf_last_lockfail()).  The
+ * command in progress is what the nested program re-enters.
+ */
+static __thread struct ksim_bpf_lockfail lockfail;
+static __thread unsigned long lockfail_injected0;
+static __thread struct bpf_map *op_map;
+static __thread const void *op_key;
+static __thread bool in_nested;
+
+static void op_begin(struct bpf_map *map, const void *key)
+{
+	memset(&lockfail, 0, sizeof(lockfail));
+#if KSIM_HAVE_RQSPINLOCK
+	lockfail_injected0 = ksim_rqspinlock_injected_here();
+#endif
+	op_map = map;
+	op_key = key;
+}
+
+static void op_end(void)
+{
+#if KSIM_HAVE_RQSPINLOCK
+	lockfail.injected = ksim_rqspinlock_injected_here() - lockfail_injected0;
+#endif
+	op_map = NULL;
+}
+
+void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out)
+{
+	*out = lockfail;
+}
+
+#if !KSIM_HAVE_RQSPINLOCK
+void *ksim_htab_bucket_lock(struct bpf_map *map, const void *key);
+
+/*
+ * 6.1/6.12 hashtab.c refuses a program that re-enters a map on a CPU that
+ * holds one of its bucket locks: htab_lock_bucket()'s per-CPU map_locked
+ * counter is already 1, so it returns -EBUSY.  This hook (raw_spin_lock's,
+ * linux/spinlock.h) runs that program for real when the fault engine fails
+ * the lock-class site of the command's own bucket lock: a delete of the same
+ * key, through the map's ops, inside the bucket's critical section.
+ */
+static void nested_prog(raw_spinlock_t *lock, const char *func, const char *file, int line)
+{
+	struct bpf_map *map = op_map;
+	int err;
+
+	if (!map || in_nested || !ksim_fault_lock_armed())
+		return;
+	if (ksim_htab_bucket_lock(map, op_key) != lock)
+		return;
+	if (!ksim_should_fail_lock(func, file, line))
+		return;
+	in_nested = true;
+	rcu_read_lock();
+	err = map->ops->map_delete_elem(map, (void *)op_key);
+	rcu_read_unlock();
+	in_nested = false;
+	lockfail.nested++;
+	lockfail.nested_err = err;
+	if (err != -EBUSY)
+		lockfail.nested_not_busy++;
+}
+
+__attribute__((constructor))
+static void nested_prog_init(void)
+{
+	ksim_raw_spin_lock_hook = nested_prog;
+}
+#endif
+
 static bool is_percpu(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
@@ -366,6 +443,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	if (err)
 		return err;
 	/* bpf_map_copy_value() */
+	op_begin(map, k.ptr);
 	bpf_disable_instrumentation();
 	if (is_percpu(map) && bpf_percpu_hash_copy) {
 		err = ksim_percpu_hash_copy(map, k.ptr, value, flags);
@@ -387,6 +465,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 		rcu_read_unlock();
 	}
 	bpf_enable_instrumentation();
+	op_end();
 	return err;
 }
 
@@ -443,6 +522,7 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	if (!vbuf)
 		return -ENOMEM;
 	/* bpf_map_update_value() */
+	op_begin(map, k.ptr);
 	bpf_disable_instrumentation();
 	if (is_percpu(map) && bpf_percpu_hash_update) {
 		err = bpf_percpu_hash_update(map, k.ptr, vbuf, flags);
@@ -452,6 +532,7 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 		rcu_read_unlock();
 	}
 	bpf_enable_instrumentation();
+	op_end();
 	kvfree(vbuf);
 	return err;
 }
@@ -466,7 +547,9 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 		return err;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
+	op_begin(map, k.ptr);
 	err = map->ops->map_delete_elem(map, k.ptr);
+	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
 	return err;
@@ -480,22 +563,18 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 
 	if (!map->ops->map_lookup_and_delete_elem)
 		return -ENOTSUPP;
-#if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, BPF_F_LOCK | BPF_F_CPU);
-	if (err)
-		return err;
-#else
 	if (flags & ~BPF_F_LOCK)
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
-#endif
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
+	op_begin(map, k.ptr);
 	err = map->ops->map_lookup_and_delete_elem(map, k.ptr, value, flags);
+	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
 	return err;
