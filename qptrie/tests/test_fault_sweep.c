@@ -16,6 +16,15 @@
  * - after the map is freed and RCU callbacks ran, no object is left
  *   (error paths that forget a free show as a leak with its nth).
  *
+ * Lock-failure sweeps (fault class lock) run the same sequence with the nth
+ * failable lock acquisition failing instead: res_spin_lock() on trees with
+ * rqspinlock (the command may return only what ksim_bpf_lock_error_ok()
+ * allows, with the map unchanged, and no bpf_mem_alloc object may stay
+ * live from a refused command); on 6.1/6.12 the nested program at
+ * htab_lock_bucket (ksim/bpf.h), which the kernel must refuse with -EBUSY
+ * while the command itself succeeds as modelled.  Variants without such
+ * sites on a tree (6.x tries) have nothing to sweep.
+ *
  * The sequences are fixed (seeded from the variant's name, not the run
  * seed): the sweep is exhaustive and replays identically.
  */
@@ -34,6 +43,8 @@
 #define KLEN_MAX 8
 
 static const struct ksim_bpf_variant *V;
+static unsigned int sweep_class;	/* KSIM_FAULT_ALLOC or KSIM_FAULT_LOCK */
+static unsigned long nested_total;	/* nested programs run (6.x lock sweeps) */
 
 struct smodel {
 	bool present[NK];
@@ -87,6 +98,34 @@ static bool injected_since(unsigned long *seen)
 	return ret;
 }
 
+/*
+ * After a command: a lock failure in it (class lock) that explains @ret.
+ * Nested programs (6.x) must have been refused with -EBUSY; a command that
+ * failed because of an injected lock failure must not leave bpf_mem_alloc
+ * objects behind (@live0: requested bytes live before it).
+ */
+static bool lock_refused(struct bpf_map *m, bool update, int ret, unsigned long live0,
+			 unsigned long nth, int step)
+{
+	struct ksim_bpf_lockfail lf;
+	unsigned long kmalloced, live;
+
+	ksim_bpf_last_lockfail(&lf);
+	nested_total += lf.nested;
+	if (lf.nested_not_busy)
+		ksim_test_fail(__FILE__, __LINE__, "nested program refused",
+			       "%s nth=%lu step %d: the re-entering delete returned %d, not -EBUSY",
+			       V->name, nth, step, lf.nested_err);
+	if (!lf.injected || !ret || !ksim_bpf_lock_error_ok(m, V->kind, update, ret))
+		return false;
+	ksim_bpf_mem_totals(&kmalloced, &live);
+	if (live != live0)
+		ksim_test_fail(__FILE__, __LINE__, "no leak after a refused command",
+			       "%s nth=%lu step %d: %ld bpf_mem bytes left live by a command refused with %d",
+			       V->name, nth, step, (long)(live - live0), ret);
+	return true;
+}
+
 /* The key's state against the model; LRU: it may have been evicted. */
 static bool check_key(struct bpf_map *m, struct smodel *M, u32 k, unsigned long nth, int step)
 {
@@ -134,6 +173,7 @@ static bool run(unsigned long nth)
 	for (const char *p = V->name; *p; p++)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
+	ksim_bpf_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
 	if (is(KSIM_BPF_KIND_DYNPTR)) {
 		a.key_size = sizeof(struct bpf_dynptr);
 		a.map_extra = KLEN_MAX;
@@ -151,10 +191,12 @@ static bool run(unsigned long nth)
 		u32 k = ksim_rng_below(&rng, NK), len = key_of(k, kb);
 		u32 op = ksim_rng_below(&rng, 100);
 		bool lru = is(KSIM_BPF_KIND_LRU), full_err, ok = true;
+		unsigned long kmalloced, live0;
 		int expect;
 
 		if (lru)	/* refresh: the LRU may have evicted it */
 			check_key(m, &M, k, nth, step);
+		ksim_bpf_mem_totals(&kmalloced, &live0);
 		if (op < 50) {
 			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
 			u64 f = flags[ksim_rng_below(&rng, 4)];
@@ -166,7 +208,8 @@ static bool run(unsigned long nth)
 			expect = f == BPF_NOEXIST && M.present[k] ? -EEXIST :
 				 f == BPF_EXIST && !M.present[k] ? -ENOENT :
 				 full_err ? ksim_bpf_full_error(V->kind) : 0;
-			if (ret == -ENOMEM && injected_since(&seen)) {
+			if (lock_refused(m, true, ret, live0, nth, step)) {
+			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect || (lru && expect == -EEXIST && !ret) ||
 				   (lru && f == BPF_EXIST && ret == -ENOENT)) {
 				if (!ret) {
@@ -179,7 +222,8 @@ static bool run(unsigned long nth)
 		} else if (op < 75 || (op < 80 && !m->ops->map_lookup_and_delete_elem)) {
 			ret = ksim_bpf_map_delete(m, kb, len);
 			expect = M.present[k] ? 0 : -ENOENT;
-			if (ret == -ENOMEM && injected_since(&seen)) {
+			if (lock_refused(m, false, ret, live0, nth, step)) {
+			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect) {
 				M.present[k] = false;
 			} else {
@@ -188,7 +232,8 @@ static bool run(unsigned long nth)
 		} else if (op < 80) {
 			ret = ksim_bpf_map_lookup_and_delete(m, kb, len, val, 0);
 			expect = M.present[k] ? 0 : -ENOENT;
-			if (ret == -ENOMEM && injected_since(&seen)) {
+			if (lock_refused(m, false, ret, live0, nth, step)) {
+			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect && (ret || !memcmp(val, M.val[k], VS))) {
 				M.present[k] = false;
 			} else {
@@ -220,6 +265,15 @@ static bool run(unsigned long nth)
 			ksim_bpf_map_free(m);
 			return false;
 		}
+		/*
+		 * Objects freed with bpf_mem_cache_free_rcu() (7.x lpm_trie)
+		 * return to the cache when their grace period ends, on the RCU
+		 * worker's time: without this the next refill's allocations
+		 * (which the engine counts) would depend on timing.  Only the
+		 * LPM trie does that, and the barrier costs a grace period.
+		 */
+		if (is(KSIM_BPF_KIND_LPM))
+			rcu_barrier();
 	}
 	/* the whole map: a walk from the start */
 	for (u32 len = 0, n = 0;; n++) {
@@ -261,22 +315,30 @@ static bool run(unsigned long nth)
 	return true;
 }
 
-static void sweep(const char *name)
+static void sweep_cls(const char *name, unsigned int cls)
 {
-	struct ksim_fault_config count = { .nth = ~0UL };
+	struct ksim_fault_config count = { .nth = ~0UL, .classes = cls };
 	struct ksim_slab_stats before, after;
 	unsigned long total, injected = 0;
 
 	V = ksim_bpf_variant_find(name);
 	KSIM_ASSERT(V, "variant %s not built", name);
+	sweep_class = cls;
 	ksim_set_cpu(0);
 	ksim_fault_set(&count);
 	run(0);
 	total = ksim_fault_calls();
 	ksim_fault_reset();
+	if (cls == KSIM_FAULT_LOCK && !total) {
+		if (ksim_verbose > 1)
+			printf("# %s: no failable lock on this tree\n", name);
+		ksim_set_cpu(-1);
+		return;
+	}
 	KSIM_ASSERT(total > 0, "%s: the sequence made no allocation the engine saw", name);
+	nested_total = 0;
 	for (unsigned long nth = 1; nth <= total; nth++) {
-		struct ksim_fault_config cfg = { .nth = nth, .times = 1 };
+		struct ksim_fault_config cfg = { .nth = nth, .times = 1, .classes = cls };
 		bool ok;
 
 		rcu_barrier();
@@ -294,8 +356,18 @@ static void sweep(const char *name)
 	}
 	ksim_set_cpu(-1);
 	if (ksim_verbose > 1)
-		printf("# %s: %lu allocations swept, %lu failures injected\n", name, total, injected);
+		printf("# %s: %lu %s swept, %lu failures injected\n", name, total,
+		       cls == KSIM_FAULT_LOCK ? "lock acquisitions" : "allocations", injected);
 	KSIM_EXPECT(injected == total, "%s: %lu of %lu runs had their failure injected", name, injected, total);
+	/* Without rqspinlock every injected lock failure is a nested program that ran. */
+	if (cls == KSIM_FAULT_LOCK && !KSIM_HAVE_RQSPINLOCK)
+		KSIM_EXPECT(nested_total == injected, "%s: %lu nested programs for %lu failures",
+			    name, nested_total, injected);
+}
+
+static void sweep(const char *name)
+{
+	sweep_cls(name, KSIM_FAULT_ALLOC);
 }
 
 KSIM_TEST(sweep_hash) { sweep("hash"); }
@@ -319,3 +391,11 @@ KSIM_TEST(sweep_qp_trie_ref_checking)
 #if KSIM_HAVE_QP_TRIE_SERIES
 KSIM_TEST(sweep_qp_trie) { sweep("qp_trie"); }
 #endif
+
+/* Lock failures (class lock): res_spin_lock() on 7.x, the nested program on 6.x. */
+KSIM_TEST(sweep_locks_hash) { sweep_cls("hash", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_hash_noprealloc) { sweep_cls("hash_noprealloc", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_lru_hash) { sweep_cls("lru_hash", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_lru_hash_nocommon) { sweep_cls("lru_hash_nocommon", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_lpm_trie) { sweep_cls("lpm_trie", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_qp_trie_ref) { sweep_cls("qp_trie_ref", KSIM_FAULT_LOCK); }

@@ -84,6 +84,12 @@ static inline bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool pres
  *     key.  The kernel's per-CPU map_locked check must refuse it with -EBUSY
  *     and change nothing; the command itself goes on.
  */
+/*
+ * Restart the maps' get_random_*() (hash seeds) from @seed: runs that must
+ * repeat exactly (fault sweeps) get the same bucket layout each time.
+ */
+void ksim_bpf_random_reseed(u64 seed);
+
 struct ksim_bpf_lockfail {
 	unsigned long injected;		/* res_spin_lock failures injected */
 	unsigned long nested;		/* nested programs run */

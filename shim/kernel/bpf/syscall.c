@@ -233,6 +233,14 @@ u64 get_random_u64(void)
 	return v;
 }
 
+void ksim_bpf_random_reseed(u64 seed)
+{
+	pthread_mutex_lock(&ksim_bpf_rng_lock);
+	ksim_rng_seed(&ksim_bpf_rng, seed);
+	ksim_bpf_rng_ready = true;
+	pthread_mutex_unlock(&ksim_bpf_rng_lock);
+}
+
 u32 get_random_u32(void)
 {
 	return (u32)get_random_u64();
