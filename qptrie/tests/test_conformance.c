@@ -14,11 +14,17 @@
  * - full get_next_key walks (each key once; qp-trie: in byte order) and
  *   walks that delete the previous key as they go;
  * - create-time checks (bad sizes, flags).
- * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking).
+ * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
+ * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
+ * which a lock failed may return only what ksim_bpf_lock_error_ok() allows,
+ * and then changes nothing (LRU: evictions aside) and leaves no
+ * bpf_mem_alloc object behind; on 6.1/6.12 every nested program (ksim/bpf.h)
+ * must be refused with -EBUSY.
  */
 #include <linux/kernel.h>
 #include <ksim/bpf.h>
 #include <ksim/bpf_mem.h>
+#include <ksim/fault.h>
 #include <ksim/test.h>
 
 #define KMAX	64
@@ -43,6 +49,34 @@ struct model {
 };
 
 static struct model M;
+static unsigned long lock_refusals, nested_runs;
+
+/* bpf_mem_alloc bytes live now (a refused command must not change it). */
+static unsigned long mem_live(void)
+{
+	unsigned long kmalloced, live;
+
+	ksim_bpf_mem_totals(&kmalloced, &live);
+	return live;
+}
+
+/* True when the last command was refused by a lock failure (then: no model change). */
+static bool lock_refused(bool update, int err, unsigned long live0)
+{
+	struct ksim_bpf_lockfail lf;
+
+	ksim_bpf_last_lockfail(&lf);
+	nested_runs += lf.nested;
+	if (lf.nested_not_busy)
+		ksim_test_fail(__FILE__, __LINE__, "nested program refused",
+			       "the re-entering delete returned %d, not -EBUSY", lf.nested_err);
+	if (!lf.injected || !err || !ksim_bpf_lock_error_ok(M.map, M.v->kind, update, err))
+		return false;
+	lock_refusals++;
+	KSIM_EXPECT(mem_live() == live0, "a command refused with %d left %ld bpf_mem bytes live",
+		    err, (long)(mem_live() - live0));
+	return true;
+}
 
 static bool is(unsigned int kind) { return M.v->kind & kind; }
 
@@ -237,12 +271,18 @@ static void one_op(struct ksim_rng *r)
 	u32 vs = ksim_bpf_value_size(M.map);
 	int i = mfind(key, klen), err, want;
 	unsigned int op = ksim_rng_below(r, 100);
+	unsigned long live0 = mem_live();
 
 	if (op < 45) {
 		u64 flags = ksim_rng_below(r, 16) ? ksim_rng_below(r, 3) : 3;
 
 		gen_val(r, val);
 		err = ksim_bpf_map_update(M.map, key, klen, val, flags);
+		if (lock_refused(true, err, live0)) {
+			if (is(KSIM_BPF_KIND_LRU))
+				lru_reconcile(NULL, klen);
+			return;
+		}
 		want = ksim_bpf_update_expect(M.v->kind, i >= 0, flags, M.n, M.map->max_entries);
 		if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
 			mdel(i);
@@ -265,6 +305,8 @@ static void one_op(struct ksim_rng *r)
 			lru_reconcile(err ? NULL : key, klen);
 	} else if (op < 65) {
 		err = ksim_bpf_map_delete(M.map, key, klen);
+		if (lock_refused(false, err, live0))
+			return;
 		want = i >= 0 ? 0 : -ENOENT;
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "delete", "got %d want %d", err, want);
@@ -283,6 +325,8 @@ static void one_op(struct ksim_rng *r)
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, got, 4), -EINVAL);
 	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
 		err = ksim_bpf_map_lookup_and_delete(M.map, key, klen, got, 0);
+		if (lock_refused(false, err, live0))
+			return;
 		want = i >= 0 ? 0 : -ENOENT;
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "lookup_and_delete", "got %d want %d", err, want);
@@ -370,7 +414,9 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 			break;
 	}
 	check_walk();
+	ksim_fault_suspend();	/* its deletes must succeed */
 	walk_and_delete(r);
+	ksim_fault_resume();
 	check_walk();
 	/* fill up, then past the limit */
 	for (u32 i = 0; i < 4 * max; i++)
@@ -391,6 +437,40 @@ KSIM_TEST(tname##_checking)						\
 	run_variant(variant, ks, vs, max, ops);				\
 	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);			\
 }
+
+/*
+ * Lock failures: every failable lock (res_spin_lock on 7.x; the nested
+ * program at htab_lock_bucket on 6.x) fails with probability 0.05.  The
+ * tries and our qp-trie have no such lock on 6.x: nothing is injected.
+ */
+#define CONF_LOCKS(tname, variant, ks, vs, max, ops)			\
+KSIM_TEST(tname##_lockfail)						\
+{									\
+	struct ksim_fault_config cfg = { .probability = 0.05,		\
+		.classes = KSIM_FAULT_LOCK, .seed = ksim_seed() };	\
+									\
+	lock_refusals = nested_runs = 0;				\
+	ksim_fault_set(&cfg);						\
+	run_variant(variant, ks, vs, max, ops);				\
+	if (ksim_verbose > 1)						\
+		printf("# %s: %lu lock failures injected, %lu commands refused, " \
+		       "%lu nested programs\n", variant, ksim_fault_failures(), \
+		       lock_refusals, nested_runs);			\
+	KSIM_EXPECT(!KSIM_HAVE_RQSPINLOCK || !(M.v->kind & KSIM_BPF_KIND_KERNEL) || \
+		    lock_refusals > 0, "%s: no command was refused", variant); \
+	KSIM_EXPECT(KSIM_HAVE_RQSPINLOCK || !(M.v->kind & KSIM_BPF_KIND_HASH) || \
+		    nested_runs > 0, "%s: no nested program ran", variant); \
+	ksim_fault_reset();						\
+}
+
+CONF_LOCKS(hash, "hash", 8, 16, 64, 4000)
+CONF_LOCKS(hash_noprealloc, "hash_noprealloc", 8, 16, 64, 4000)
+CONF_LOCKS(lru_hash, "lru_hash", 8, 16, 256, 4000)
+CONF_LOCKS(lru_hash_nocommon, "lru_hash_nocommon", 8, 16, 256, 4000)
+CONF_LOCKS(percpu_hash, "percpu_hash", 8, 12, 64, 3000)
+CONF_LOCKS(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 3000)
+CONF_LOCKS(lpm_trie, "lpm_trie", 8, 16, 64, 4000)
+CONF_LOCKS(qp_trie_ref, "qp_trie_ref", 0, 16, 128, 4000)
 
 CONF(hash_k4, "hash", 4, 8, 64, 6000)
 CONF(hash_k13, "hash", 13, 24, 100, 6000)
