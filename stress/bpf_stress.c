@@ -19,7 +19,8 @@
  * Writers.  Key k belongs to writer k % W, the only thread that changes it,
  * so the writer keeps an exact model of its keys and checks every return
  * code (flags BPF_ANY/NOEXIST/EXIST, -ENOENT, -E2BIG/-ENOSPC only when the
- * map is near full, -ENOMEM only under fault injection) and, after every
+ * map is near full, -ENOMEM only under fault injection, lock failures as
+ * ksim_bpf_lock_error_ok() allows: --fault class=lock,...) and, after every
  * operation, the key's value (syscall lookup, a copy) against the model.
  * Operations: update and delete through the syscall driver and, a fifth of
  * the time, as a program (ksim_bpf_prog_update/delete under rcu_read_lock),
@@ -309,6 +310,27 @@ static bool near_full(void)
 	return __atomic_load_n(&present_total, __ATOMIC_RELAXED) >= (long)max_entries - 2 * nr_writers;
 }
 
+/*
+ * A lock failure in the writer's last command (ksim/bpf.h): with rqspinlock
+ * (7.x) the command may fail with what the map promises for it, injected
+ * (--fault class=lock,...) or real (a timeout or detected deadlock under
+ * contention: -ETIMEDOUT/-EDEADLK); on 6.x every nested program must have
+ * been refused with -EBUSY.
+ */
+static bool lock_errno(struct ksim_stress_thread *t, bool update, int ret)
+{
+	struct ksim_bpf_lockfail lf;
+
+	ksim_bpf_last_lockfail(&lf);
+	KSIM_STRESS_CHECK(t, !lf.nested_not_busy,
+			  "a program re-entering the map returned %d, not -EBUSY", lf.nested_err);
+	if (!ret)
+		return false;
+	if (lf.injected)
+		return ksim_bpf_lock_error_ok(map, V->kind, update, ret);
+	return KSIM_HAVE_RQSPINLOCK && (ret == -ETIMEDOUT || ret == -EDEADLK);
+}
+
 static bool fault_errno(int ret)
 {
 	return ret == -ENOMEM && ksim_fault_armed();
@@ -406,7 +428,9 @@ static void writer(struct ksim_stress_thread *t)
 				ret = ksim_bpf_map_update(map, keys[k].b, keys[k].len, val, f);
 			}
 			what = "update";
-			if (ret == 0 && (f != BPF_NOEXIST || !m->present || lru) &&
+			if (lock_errno(t, true, ret)) {
+				/* refused: nothing changed (LRU: check_key sees evictions) */
+			} else if (ret == 0 && (f != BPF_NOEXIST || !m->present || lru) &&
 			    (f != BPF_EXIST || m->present)) {
 				if (!m->present)
 					__atomic_add_fetch(&present_total, 1, __ATOMIC_RELAXED);
@@ -442,7 +466,8 @@ static void writer(struct ksim_stress_thread *t)
 				ret = ksim_bpf_map_delete(map, keys[k].b, keys[k].len);
 				what = "delete";
 			}
-			if (ret == 0 && (m->present)) {
+			if (lock_errno(t, false, ret)) {
+			} else if (ret == 0 && (m->present)) {
 				if (and_lookup) {
 					fill(want, k, m->ver);
 					KSIM_STRESS_CHECK(t, !memcmp(val, want, sizeof(val)),

@@ -22,4 +22,11 @@ if(KSIM_SANITIZE MATCHES "address")
     PASS_REGULAR_EXPRESSION "ERROR: AddressSanitizer")
   list(APPEND _bpf_tests stress/bpf_qp_trie_ref-mutant-no-rcu-checking)
 endif()
+# Lock failures (fault class lock): res_spin_lock() failing (7.x) or a
+# program re-entering the map under its bucket lock (6.x, the kernel's
+# map_locked refuses it), with allocation failures too.
+foreach(_v bpf_hash bpf_hash_noprealloc bpf_lru_hash bpf_lpm_trie)
+  add_test(NAME stress/${_v}-locks COMMAND ${_v}_stress -d 3 -s 6 --fault class=all,p=0.01)
+  list(APPEND _bpf_tests stress/${_v}-locks)
+endforeach()
 set_tests_properties(${_bpf_tests} PROPERTIES LABELS stress-short TIMEOUT 120)

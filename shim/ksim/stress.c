@@ -100,8 +100,10 @@ static double now(void)
 
 static void usage(struct ksim_stress *s, FILE *out)
 {
-	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P] [--yield P]\n"
+	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P|SPEC] [--yield P]\n"
 		"       [--sched P [--steps N]] [-v|-q]\n"
+		"  --fault P: allocation failures with probability P; SPEC: the fault engine's\n"
+		"  grammar (ksim/fault.h), e.g. class=lock,p=0.01 or class=all,p=0.005,sites=...\n"
 		"%s\n  roles:", prog, s->what);
 	for (int r = 0; r < KSIM_STRESS_MAX_ROLES && s->roles[r].name; r++)
 		fprintf(out, " %s (default %d)", s->roles[r].name, s->roles[r].nr);
@@ -190,6 +192,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	static struct ksim_stress_thread threads[KSIM_STRESS_MAX_THREADS];
 	pthread_t tids[KSIM_STRESS_MAX_THREADS];
 	double fault_p = 0, yield_p = 0, sched_p = 0, t0, elapsed;
+	const char *fault_spec = NULL;
+	struct ksim_fault_config fault_cfg = { 0 };
 	unsigned long max_steps = 0;
 	bool duration_set = false;
 	unsigned long ops[KSIM_STRESS_MAX_ROLES] = { 0 }, checks = 0, problems, leaked;
@@ -254,8 +258,14 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 				return 2;
 			break;
 		case 'f':
+			/* A bare probability (allocations), or a spec in the engine's grammar. */
+			if (strchr(optarg, '=')) {
+				fault_spec = optarg;
+				break;
+			}
 			if (parse_double("--fault", optarg, &fault_p) || fault_p > 1) {
-				fprintf(stderr, "%s: --fault %s: expected a probability 0..1\n", prog, optarg);
+				fprintf(stderr, "%s: --fault %s: expected a probability 0..1 or a spec (key=value,...)\n",
+					prog, optarg);
 				return 2;
 			}
 			break;
@@ -315,9 +325,21 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 
 		snprintf(replay + len, sizeof(replay) - len, " --role %s=%d", s->roles[r].name, nr_threads[r]);
 	}
-	if (fault_p) {
+	if (fault_spec) {
+		/* After -s: a spec without seed= draws from the run's seed. */
+		char err[160];
 		size_t len = strlen(replay);
 
+		if (ksim_fault_parse(fault_spec, &fault_cfg, err, sizeof(err))) {
+			fprintf(stderr, "%s: --fault %s: %s\n", prog, fault_spec, err);
+			return 2;
+		}
+		fault_p = fault_cfg.probability;
+		snprintf(replay + len, sizeof(replay) - len, " --fault %s", fault_spec);
+	} else if (fault_p) {
+		size_t len = strlen(replay);
+
+		fault_cfg = (struct ksim_fault_config){ .probability = fault_p, .seed = seed, .times = -1 };
 		snprintf(replay + len, sizeof(replay) - len, " --fault %g", fault_p);
 	}
 	if (yield_p) {
@@ -341,11 +363,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	ksim_slab_mark();
 	if (s->setup)
 		s->setup();
-	if (fault_p) {
-		struct ksim_fault_config cfg = { .probability = fault_p, .seed = seed, .times = -1 };
-
-		ksim_fault_set(&cfg);
-	}
+	if (fault_spec || fault_p)
+		ksim_fault_set(&fault_cfg);
 
 	nr = 0;
 	for (int r = 0; r < nr_roles; r++) {

@@ -491,18 +491,28 @@ int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
 {
 	struct ksim_key k;
 
+	int err;
+
 	if (make_key(map, key, key_len, &k))
 		return -EINVAL;
-	return map->ops->map_update_elem(map, k.ptr, value, flags);
+	op_begin(map, k.ptr);
+	err = map->ops->map_update_elem(map, k.ptr, value, flags);
+	op_end();
+	return err;
 }
 
 int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
 {
 	struct ksim_key k;
 
+	int err;
+
 	if (make_key(map, key, key_len, &k))
 		return -EINVAL;
-	return map->ops->map_delete_elem(map, k.ptr);
+	op_begin(map, k.ptr);
+	err = map->ops->map_delete_elem(map, k.ptr);
+	op_end();
+	return err;
 }
 
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
