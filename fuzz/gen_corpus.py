@@ -362,6 +362,14 @@ def gen_bpfmap():
                 bop("get_next_key", kmodel(1), fault=f), bop("walk_delete", 0xaa, fault=f),
                 fill(8, 100, 7, fault=f), fill(8, 120, 5, fault=f), fill(30, 20, 1), bop("walk"),
                 bop("walk_delete", 0xff), fill(30, 60, 1), bop("walk")])
+        # Lock failures (0xc0..0xdf): res_spin_lock() failing on 7.x, a program
+        # re-entering under the bucket lock on 6.x (bpfmap.c fault_arm()).
+        for f, tag in ((0xc0, "1st"), (0xc2, "3rd"), (0xd0, "1st-x3")):
+            seeds[f"{v}-lockfail-{tag}"] = bhdr(v, 12, ksize, 8) + b"".join([
+                fill(10, 0, fault=f), upd(kid(50), fault=f), upd(kmodel(2), EXIST, fault=f),
+                bop("delete", kmodel(1), fault=f), bop("lookup_and_delete", kmodel(0), fault=f),
+                fill(8, 100, 7, fault=f), fill(30, 20, 1), bop("walk"),
+                bop("walk_delete", 0xff), fill(30, 60, 1), bop("walk")])
         # Failures while the map is created (its prefill: caches start empty).
         for f in (0xe0, 0xe2, 0xe5, 0xe9, 0xef, 0xf5, 0xfc):
             seeds[f"{v}-create-fault-{f:02x}"] = bhdr(v, 6, ksize, 8, fault=f) + b"".join([

@@ -46,6 +46,12 @@ bool ksim_fuzz_fault_arm(struct ksim_fuzz_in *in)
 	return true;
 }
 
+void ksim_fuzz_fault_set(const struct ksim_fault_config *cfg)
+{
+	ksim_fault_set(cfg);
+	fault_armed = true;
+}
+
 void ksim_fuzz_fault_disarm(void)
 {
 	if (!fault_armed)

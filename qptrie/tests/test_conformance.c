@@ -320,7 +320,7 @@ static void one_op(struct ksim_rng *r)
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "lookup", "got %d want %d", err, want);
 		if (!err && j >= 0)
-			KSIM_EXPECT(!memcmp(got, M.e[j].val, vs), "lookup: wrong value");
+			KSIM_EXPECT(ksim_bpf_value_eq(M.map, got, M.e[j].val), "lookup: wrong value");
 		/* a bad flag is refused */
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, got, 4), -EINVAL);
 	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
@@ -331,7 +331,7 @@ static void one_op(struct ksim_rng *r)
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "lookup_and_delete", "got %d want %d", err, want);
 		if (!err && i >= 0) {
-			KSIM_EXPECT(!memcmp(got, M.e[i].val, M.vsize), "lookup_and_delete: wrong value");
+			KSIM_EXPECT(ksim_bpf_value_eq(M.map, got, M.e[i].val), "lookup_and_delete: wrong value");
 			mdel(i);
 		}
 	} else if (op < 97) {

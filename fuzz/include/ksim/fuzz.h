@@ -87,6 +87,9 @@ static inline uint64_t ksim_fuzz_u64(struct ksim_fuzz_in *in)
  * end does too).
  */
 bool ksim_fuzz_fault_arm(struct ksim_fuzz_in *in);
+/* Arm the engine with a target's own decoding (e.g. lock failures); disarmed as above. */
+struct ksim_fault_config;
+void ksim_fuzz_fault_set(const struct ksim_fault_config *cfg);
 void ksim_fuzz_fault_disarm(void);
 /* Failures injected since the last arm. */
 unsigned long ksim_fuzz_fault_failures(void);

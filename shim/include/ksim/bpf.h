@@ -85,6 +85,25 @@ static inline bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool pres
  *     and change nothing; the command itself goes on.
  */
 /*
+ * Values read back equal values written, on the bytes that are the value:
+ * per-CPU maps lay out round_up(value_size, 8) bytes per CPU, and the
+ * padding after value_size is not part of it (6.x updates copy it, 7.x do
+ * not and read it back as the zeroes the area started with).
+ */
+static inline bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b)
+{
+	u32 vs = map->value_size, stride = round_up(vs, 8);
+
+	if (map->map_type != BPF_MAP_TYPE_PERCPU_HASH &&
+	    map->map_type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
+		return !memcmp(a, b, vs);
+	for (u32 cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (memcmp((const u8 *)a + cpu * stride, (const u8 *)b + cpu * stride, vs))
+			return false;
+	return true;
+}
+
+/*
  * Restart the maps' get_random_*() (hash seeds) from @seed: runs that must
  * repeat exactly (fault sweeps) get the same bucket layout each time.
  */
