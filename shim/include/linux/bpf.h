@@ -240,6 +240,7 @@ static inline void bpf_map_free_internal_structs(struct bpf_map *map, void *obj)
 	(void)map; (void)obj;
 }
 static inline void btf_put(struct btf *btf) { (void)btf; }
+static inline void btf_get(struct btf *btf) { (void)btf; }
 
 #if KSIM_HAVE_BPF_F_CPU
 /*
