@@ -33,8 +33,9 @@
 #include <asm/byteorder.h>
 
 /*
- * kmalloc_objs() (7.x slab.h; lpm_trie.c uses it), until the shim's slab.h
- * has it: an array allocation at the caller's site, as kmalloc_array().
+ * kmalloc_objs(), kzalloc_obj() (7.x slab.h; lpm_trie.c and hashtab.c use
+ * them), until the shim's slab.h has them: allocations at the caller's
+ * site, as kmalloc_array() and kzalloc().
  */
 #ifndef kmalloc_objs
 #define __ksim_objs_gfp(...)		__ksim_objs_gfp_(, ##__VA_ARGS__, GFP_KERNEL)
@@ -42,6 +43,10 @@
 #define kmalloc_objs(VAR_OR_TYPE, COUNT, ...)				\
 	((typeof(VAR_OR_TYPE) *)kmalloc_array((COUNT), sizeof(VAR_OR_TYPE), \
 					     __ksim_objs_gfp(__VA_ARGS__)))
+#endif
+#ifndef kzalloc_obj
+#define kzalloc_obj(VAR_OR_TYPE, ...)					\
+	((typeof(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
 #endif
 
 /*
