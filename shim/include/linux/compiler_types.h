@@ -32,17 +32,8 @@
 #define __acquire(x)	(void)0
 #define __release(x)	(void)0
 #define __cond_lock(x, c)	(c)
-/* Clang context analysis (compiler-context-analysis.h, 7.x): off here. */
-#define __must_hold_shared(...)
-#define __acquires_shared(...)
-#define __releases_shared(...)
-#define __cond_acquires(ret, x)
-#define __cond_acquires_shared(ret, x)
-#define __cond_releases(ret, x)
-#define __guarded_by(...)
-#define __pt_guarded_by(...)
-#define __no_context_analysis
-#define __context_unsafe(comment)
+/* More of the context analysis (7.x list.h, bit_spinlock.h): off too. */
+#define __cond_releases(...)
 #define context_unsafe(...)	({ __VA_ARGS__; })
 #define context_unsafe_alias(p)	do { } while (0)
 #define disable_context_analysis()
