@@ -109,6 +109,9 @@ static bool selected(const struct ksim_test *t, char **names, int nr_names, bool
 	return false;
 }
 
+/* The --fault spec (or KSIM_FAULT) this run uses, for replay lines. */
+static const char *replay_fault;
+
 static bool run_one(const struct ksim_test *t, int idx, const struct ksim_fault_config *fault)
 {
 	struct ksim_task *task = ksim_task();
@@ -164,9 +167,9 @@ static bool run_one(const struct ksim_test *t, int idx, const struct ksim_fault_
 		for (int k = 0; k < KSIM_P_NR; k++)
 			if (ksim_problem_count(k))
 				printf(" %s=%lu", ksim_problem_names[k], ksim_problem_count(k));
-		printf("\n# replay: %s -t '%s' --seed %" PRIu64 "%s%s\n", prog, t->name, ksim_seed(),
-		       getenv("KSIM_FAULT") ? " # with KSIM_FAULT=" : "",
-		       getenv("KSIM_FAULT") ? getenv("KSIM_FAULT") : "");
+		printf("\n# replay: %s -t '%s' --seed %" PRIu64 "%s%s%s\n", prog, t->name, ksim_seed(),
+		       replay_fault ? " --fault '" : "", replay_fault ? replay_fault : "",
+		       replay_fault ? "'" : "");
 	}
 	fflush(stdout);
 	running = NULL;
@@ -221,6 +224,7 @@ int ksim_test_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksim_fault_config fault_cfg, *fault = NULL;
+	const char *fault_spec = NULL;
 	static char *names[MAX_TESTS];
 	int nr_names = 0, c, idx = 0, failed = 0, planned = 0;
 	bool list = false, all = false;
@@ -241,11 +245,8 @@ int ksim_test_main(int argc, char **argv)
 				return 2;
 			break;
 		case 'f':
-			if (ksim_fault_parse(optarg, &fault_cfg, err, sizeof(err))) {
-				fprintf(stderr, "%s: --fault: %s\n", prog, err);
-				return 2;
-			}
-			fault = &fault_cfg;
+			/* Parsed once the seed is final: a spec without seed= takes the run's. */
+			fault_spec = optarg;
 			break;
 		case 'a':
 			all = true;
@@ -270,9 +271,15 @@ int ksim_test_main(int argc, char **argv)
 	}
 	ksim_seed_default();
 	ksim_init();
-	if (!fault && getenv("KSIM_FAULT") && *getenv("KSIM_FAULT")) {
-		ksim_fault_parse(getenv("KSIM_FAULT"), &fault_cfg, err, sizeof(err));
+	if (!fault_spec && getenv("KSIM_FAULT") && *getenv("KSIM_FAULT"))
+		fault_spec = getenv("KSIM_FAULT");
+	if (fault_spec) {
+		if (ksim_fault_parse(fault_spec, &fault_cfg, err, sizeof(err))) {
+			fprintf(stderr, "%s: --fault %s: %s\n", prog, fault_spec, err);
+			return 2;
+		}
 		fault = &fault_cfg;
+		replay_fault = fault_spec;
 	}
 	/* Stable order: registration order within a file, files by name. */
 	qsort(tests, nr_tests, sizeof(tests[0]), cmp_test);

@@ -383,3 +383,28 @@ KSIM_TEST(suspend_resume)
 	KSIM_EXPECT_EQ(ksim_fault_failures(), 4);
 	ksim_fault_reset();
 }
+
+/*
+ * With the engine armed from the command line (--fault SPEC, or KSIM_FAULT),
+ * print which of 64 allocations failed: shim/tests/check_fault_replay.py
+ * checks that the run's seed decides it (two seeds differ; --fault before or
+ * after --seed is the same run; the printed replay line repeats it).  Without
+ * --fault it only checks that nothing is armed.
+ */
+KSIM_TEST(fault_pattern_from_command_line)
+{
+	char pattern[65];
+
+	if (!ksim_fault_armed())
+		return;
+	for (int i = 0; i < 64; i++) {
+		void *p = fault_site_alpha(16);
+
+		pattern[i] = p ? '.' : 'x';
+		kfree(p);
+	}
+	pattern[64] = '\0';
+	printf("# fault pattern: %s\n", pattern);
+	/* The replay line is printed for failing tests: fail on request. */
+	KSIM_EXPECT(!getenv("KSIM_TEST_FAIL_ON_PURPOSE"), "failing on purpose to print the replay line");
+}
