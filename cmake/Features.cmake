@@ -123,6 +123,18 @@ ksim_feature(KSIM_HAVE_VMA_FLAGS_TO_PAGE_PROT FILE include/linux/mm.h
   WHY "vma_flags_to_page_prot(vma_flags_t) and vma_get_page_prot(vma)")
 ksim_feature(KSIM_HAVE_VMA_ANON_PGOFF FILE include/linux/mm_types.h REGEX "__vm_anon_pgoff_lo;"
   WHY "a VMA keeps its anonymous page offset apart from vm_pgoff (__vm_anon_pgoff_lo/hi)")
+ksim_feature(KSIM_HAVE_MMF_IN_MM_TYPES FILE include/linux/mm_types.h REGEX "^#define MMF_OOM_SKIP"
+  WHY "the MMF_* mm flag bits are defined in linux/mm_types.h (were in linux/sched/coredump.h)")
+ksim_feature(KSIM_HAVE_MMF_TOPDOWN_IN_COREDUMP FILE include/linux/sched/coredump.h REGEX "^#define MMF_TOPDOWN"
+  WHY "linux/sched/coredump.h defines MMF_* up to MMF_TOPDOWN (MMF_HAS_MDWE, MMF_VM_MERGE_ANY)")
+ksim_feature(KSIM_HAVE_VM_UFFD_RWP FILE include/linux/mm.h REGEX "^#define VM_UFFD_RWP"
+  WHY "VM_UFFD_RWP exists (and is part of VM_COPY_ON_FORK)")
+ksim_feature(KSIM_HAVE_GET_SYSCTL_MAX_MAP_COUNT FILE mm/internal.h
+  REGEX "^static inline int get_sysctl_max_map_count\\(void\\)"
+  WHY "the VMA code reads the map count limit through get_sysctl_max_map_count()")
+ksim_feature(KSIM_HAVE_LINEAR_PAGE_DELTA FILE include/linux/pagemap.h
+  REGEX "^static inline pgoff_t linear_page_delta\\("
+  WHY "linear_page_delta()/linear_page_index() over vma_start_pgoff() (and __linear_anon_page_index())")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

@@ -24,6 +24,7 @@
 #if !KSIM_HAVE_MM_VMA_INIT_C
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
 #endif
+int sysctl_max_map_count = 1 << 30;	/* mm/mmap.c's sysctl, unlimited here */
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 

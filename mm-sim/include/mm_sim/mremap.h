@@ -150,7 +150,6 @@ struct hstate;
 #define hstate_vma(v)			((struct hstate *)NULL)
 #define huge_page_size(h)		PAGE_SIZE
 #define huge_page_mask(h)		PAGE_MASK
-#define vma_has_uffd_without_event_remap(v)	false
 #define pte_marker_uffd_wp(pte)		false
 #define pte_clear_uffd_wp(pte)		(pte)
 #define pte_swp_clear_uffd_wp(pte)	(pte)
@@ -161,11 +160,8 @@ struct hstate;
 #define can_modify_vma(v)		true
 #define untagged_addr(a)		(a)
 #define mm_populate(a, l)		do { } while (0)
-#define capable(cap)			true
-#define CAP_IPC_LOCK			14
 
 /* get_unmapped_area(): no file has its own ->get_unmapped_area, no MMF_TOPDOWN layout */
-#define MMF_TOPDOWN			31
 #define TASK_UNMAPPED_BASE		(TASK_SIZE / 3)
 #define arch_get_mmap_end(addr, len, flags)	TASK_SIZE
 #define arch_mmap_check(addr, len, flags)	0
