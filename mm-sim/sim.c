@@ -372,6 +372,9 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 		ret = -ENOMEM;
 		goto out;
 	}
+#if KSIM_HAVE_MM_VMA_INIT_C
+	vma_mark_attached(vma);	/* in the tree, as vma_iter_store_new() marks it */
+#endif
 	if (file) {
 		struct address_space *mapping = file->f_mapping;
 

@@ -300,7 +300,11 @@ struct vm_area_struct {
 #else
 	unsigned long vm_flags;
 #endif
+#if KSIM_HAVE_MM_VMA_INIT_C
+	bool ksim_attached;	/* vm_refcnt != 0: zeroed (detached) by vma_init() */
+#else
 	bool detached;
+#endif
 	struct {
 		struct rb_node rb;
 		unsigned long rb_subtree_last;
@@ -479,25 +483,26 @@ static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
  * attached), without CONFIG_PER_VMA_LOCK's readers: a VMA is attached when
  * stored in a tree and must be detached before it is freed.  The kernel's
  * CONFIG_PER_VMA_LOCK build checks this with WARN_ON_ONCE on vm_refcnt;
- * here it is the `detached` flag, checked the same way.
+ * here it is the `ksim_attached` flag (false when zeroed, as vm_refcnt 0),
+ * checked the same way.
  */
 static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 {
 	if (reset_refcnt)
-		vma->detached = true;
+		vma->ksim_attached = false;
 }
-static inline bool vma_is_attached(struct vm_area_struct *vma) { return !vma->detached; }
-static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->detached); }
-static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->detached); }
+static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
+static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
+static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->ksim_attached); }
 static inline void vma_mark_attached(struct vm_area_struct *vma)
 {
 	vma_assert_detached(vma);
-	vma->detached = false;
+	vma->ksim_attached = true;
 }
 static inline void vma_mark_detached(struct vm_area_struct *vma)
 {
 	vma_assert_attached(vma);
-	vma->detached = true;
+	vma->ksim_attached = false;
 }
 static inline int vma_start_write_killable(struct vm_area_struct *vma) { return 0; }
 static inline void vma_assert_locked(struct vm_area_struct *vma) { }
