@@ -369,6 +369,7 @@ struct mm_struct {
 
 struct task_struct {
 	struct mm_struct *mm;
+	unsigned int personality;	/* 0: no READ_IMPLIES_EXEC */
 	int pid;
 	char comm[16];
 };
