@@ -109,6 +109,9 @@ ksim_feature(KSIM_HAVE_ANON_VMA_CLONE_OP FILE mm/rmap.c REGEX "^static void clea
   WHY "anon_vma_clone(dst, src, operation) cleans up with cleanup_partial_anon_vmas(), no GFP_NOWAIT retry, no lock_anon_vma_root()")
 ksim_feature(KSIM_HAVE_MMAP_REGION_IN_VMA_C FILE mm/vma.c REGEX "^unsigned long mmap_region\\("
   WHY "mmap_region(), __mmap_region(), do_brk_flags(), unmapped_area*() live in mm/vma.c (were in mm/mmap.c)")
+ksim_feature(KSIM_HAVE_MMAP_REGION_VMA_FLAGS FILE mm/vma.h
+  REGEX "unsigned long len, vma_flags_t vma_flags, unsigned long pgoff,"
+  WHY "mmap_region() takes vma_flags_t (was vm_flags_t)")
 ksim_feature(KSIM_HAVE_VMA_SET_RANGE_IN_VMA_C FILE mm/vma.c REGEX "^static void vma_set_range\\("
   WHY "vma_set_range() is static in mm/vma.c (was inline in mm/internal.h)")
 ksim_feature(KSIM_HAVE_MREMAP_VRM FILE mm/mremap.c REGEX "^struct vma_remap_struct {"
@@ -132,6 +135,9 @@ ksim_feature(KSIM_HAVE_VM_UFFD_RWP FILE include/linux/mm.h REGEX "^#define VM_UF
 ksim_feature(KSIM_HAVE_GET_SYSCTL_MAX_MAP_COUNT FILE mm/internal.h
   REGEX "^static inline int get_sysctl_max_map_count\\(void\\)"
   WHY "the VMA code reads the map count limit through get_sysctl_max_map_count()")
+ksim_feature(KSIM_HAVE_VMA_LAST_PGOFF_IN_MM_H FILE include/linux/mm.h
+  REGEX "^static inline unsigned long vma_last_pgoff\\(struct vm_area_struct \\*vma\\)"
+  WHY "vma_last_pgoff() is in linux/mm.h (was static in mm/interval_tree.c), before it took a const VMA")
 ksim_feature(KSIM_HAVE_LINEAR_PAGE_DELTA FILE include/linux/pagemap.h
   REGEX "^static inline pgoff_t linear_page_delta\\("
   WHY "linear_page_delta()/linear_page_index() over vma_start_pgoff() (and __linear_anon_page_index())")

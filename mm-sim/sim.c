@@ -167,7 +167,7 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 		ksim_set_current(mm);
 		mmap_write_lock(mm);
-#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* mmap_region() takes vma_flags_t there */
+#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS	/* mmap_region() takes vma_flags_t there */
 		ret = mmap_region(file, addr, len, legacy_to_vma_flags(vm_flags), pgoff, &uf);
 #else
 		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
