@@ -116,6 +116,12 @@ ksim_feature(KSIM_HAVE_VMA_SET_RANGE_IN_VMA_C FILE mm/vma.c REGEX "^static void 
   WHY "vma_set_range() is static in mm/vma.c (was inline in mm/internal.h)")
 ksim_feature(KSIM_HAVE_MREMAP_VRM FILE mm/mremap.c REGEX "^struct vma_remap_struct {"
   WHY "mm/mremap.c is driven by struct vma_remap_struct / pagetable_move_control")
+ksim_feature(KSIM_HAVE_VRM_POPULATE_CALCULATED FILE mm/mremap.c REGEX "^static void vrm_populate_calculated\\("
+  WHY "mremap sets delta and remap type together in vrm_populate_calculated() (was vrm_set_delta())")
+ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMFLAGS FILE mm/mmap.c REGEX "^unsigned long mm_get_unmapped_area_vmflags\\("
+  WHY "mm_get_unmapped_area_vmflags() exists (__get_unmapped_area() goes through it)")
+ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMAFLAGS FILE mm/mmap.c REGEX "^unsigned long mm_get_unmapped_area_vmaflags\\("
+  WHY "mm_get_unmapped_area_vmaflags(vma_flags_t) replaced mm_get_unmapped_area_vmflags(); mm_get_unmapped_area() takes no mm")
 ksim_feature(KSIM_HAVE_MM_FLAGS_T FILE include/linux/mm_types.h REGEX "} __private mm_flags_t;"
   WHY "mm->flags is a bitmap, mm_flags_t, read through mm_flags_*()")
 ksim_feature(KSIM_HAVE_VMA_FLAGS_PREDICATES FILE include/linux/mm.h

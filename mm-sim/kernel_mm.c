@@ -55,6 +55,7 @@ static void __zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 #if KSIM_MMSIM_MREMAP
 /* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
 #include <mm_sim/mremap.h>
+#include "mm_mremap_types_gen.h"
 #include "mm_mremap_gen.c"
 
 long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new_len,

@@ -27,10 +27,10 @@
 
 /*
  * mremap (mm/mremap.c and what it reaches, extract/mremap.txt) is built on
- * trees with mm/vma.c whose mremap.c has the shape the list was written
- * for (before struct vma_remap_struct).
+ * trees with mm/vma.c (copy_vma(), vma_merge_extend()); the list has one
+ * section per shape of mm/mremap.c (KSIM_HAVE_MREMAP_VRM).
  */
-#define KSIM_MMSIM_MREMAP	(KSIM_HAVE_MM_VMA_C && !KSIM_HAVE_MREMAP_VRM)
+#define KSIM_MMSIM_MREMAP	KSIM_HAVE_MM_VMA_C
 
 #ifndef CONFIG_MMU
 #define CONFIG_MMU 1
