@@ -477,7 +477,6 @@ static inline bool vma_lock_alloc(struct vm_area_struct *vma) { return true; }
 static inline void vma_lock_free(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_free(struct vm_area_struct *vma) { }
-static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
 #if KSIM_HAVE_MM_VMA_INIT_C
 /*
  * The VMA lifecycle of trees with a VMA refcount (vm_refcnt: 0 detached, 1

@@ -179,7 +179,7 @@ struct vm_unmapped_area_info {
 	unsigned long start_gap;
 };
 #endif
-#if KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMAFLAGS
+#if KSIM_HAVE_MM_GET_UNMAPPED_AREA_NO_MM
 unsigned long mm_get_unmapped_area(struct file *file, unsigned long addr,
 				   unsigned long len, unsigned long pgoff, unsigned long flags);
 #define ksim_mm_get_unmapped_area(mm, f, a, l, p, fl)	mm_get_unmapped_area(f, a, l, p, fl)
