@@ -124,6 +124,8 @@ ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMAFLAGS FILE mm/mmap.c REGEX "^unsi
   WHY "mm_get_unmapped_area_vmaflags(vma_flags_t) replaced mm_get_unmapped_area_vmflags()")
 ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_NO_MM FILE mm/mmap.c REGEX "^mm_get_unmapped_area\\(struct file \\*file,"
   WHY "mm_get_unmapped_area() takes no mm (it is current->mm's)")
+ksim_feature(KSIM_HAVE_MREMAP_MULTI_VMA FILE mm/mremap.c REGEX "^static unsigned long remap_move\\("
+  WHY "a move-only mremap (MREMAP_FIXED, old_len == new_len) may span several VMAs (remap_move())")
 ksim_feature(KSIM_HAVE_MM_FLAGS_T FILE include/linux/mm_types.h REGEX "} __private mm_flags_t;"
   WHY "mm->flags is a bitmap, mm_flags_t, read through mm_flags_*()")
 ksim_feature(KSIM_HAVE_VMA_FLAGS_PREDICATES FILE include/linux/mm.h
