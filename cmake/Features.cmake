@@ -109,10 +109,23 @@ ksim_feature(KSIM_HAVE_ANON_VMA_CLONE_OP FILE mm/rmap.c REGEX "^static void clea
   WHY "anon_vma_clone(dst, src, operation) cleans up with cleanup_partial_anon_vmas(), no GFP_NOWAIT retry, no lock_anon_vma_root()")
 ksim_feature(KSIM_HAVE_MMAP_REGION_IN_VMA_C FILE mm/vma.c REGEX "^unsigned long mmap_region\\("
   WHY "mmap_region(), __mmap_region(), do_brk_flags(), unmapped_area*() live in mm/vma.c (were in mm/mmap.c)")
+ksim_feature(KSIM_HAVE_MMAP_REGION_VMA_FLAGS FILE mm/vma.h
+  REGEX "unsigned long len, vma_flags_t vma_flags, unsigned long pgoff,"
+  WHY "mmap_region() takes vma_flags_t (was vm_flags_t)")
 ksim_feature(KSIM_HAVE_VMA_SET_RANGE_IN_VMA_C FILE mm/vma.c REGEX "^static void vma_set_range\\("
   WHY "vma_set_range() is static in mm/vma.c (was inline in mm/internal.h)")
 ksim_feature(KSIM_HAVE_MREMAP_VRM FILE mm/mremap.c REGEX "^struct vma_remap_struct {"
   WHY "mm/mremap.c is driven by struct vma_remap_struct / pagetable_move_control")
+ksim_feature(KSIM_HAVE_VRM_POPULATE_CALCULATED FILE mm/mremap.c REGEX "^static void vrm_populate_calculated\\("
+  WHY "mremap sets delta and remap type together in vrm_populate_calculated() (was vrm_set_delta())")
+ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMFLAGS FILE mm/mmap.c REGEX "^unsigned long mm_get_unmapped_area_vmflags\\("
+  WHY "mm_get_unmapped_area_vmflags() exists (__get_unmapped_area() goes through it)")
+ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_VMAFLAGS FILE mm/mmap.c REGEX "^unsigned long mm_get_unmapped_area_vmaflags\\("
+  WHY "mm_get_unmapped_area_vmaflags(vma_flags_t) replaced mm_get_unmapped_area_vmflags()")
+ksim_feature(KSIM_HAVE_MM_GET_UNMAPPED_AREA_NO_MM FILE mm/mmap.c REGEX "^mm_get_unmapped_area\\(struct file \\*file,"
+  WHY "mm_get_unmapped_area() takes no mm (it is current->mm's)")
+ksim_feature(KSIM_HAVE_MREMAP_MULTI_VMA FILE mm/mremap.c REGEX "^static unsigned long remap_move\\("
+  WHY "a move-only mremap (MREMAP_FIXED, old_len == new_len) may span several VMAs (remap_move())")
 ksim_feature(KSIM_HAVE_MM_FLAGS_T FILE include/linux/mm_types.h REGEX "} __private mm_flags_t;"
   WHY "mm->flags is a bitmap, mm_flags_t, read through mm_flags_*()")
 ksim_feature(KSIM_HAVE_VMA_FLAGS_PREDICATES FILE include/linux/mm.h
@@ -123,6 +136,21 @@ ksim_feature(KSIM_HAVE_VMA_FLAGS_TO_PAGE_PROT FILE include/linux/mm.h
   WHY "vma_flags_to_page_prot(vma_flags_t) and vma_get_page_prot(vma)")
 ksim_feature(KSIM_HAVE_VMA_ANON_PGOFF FILE include/linux/mm_types.h REGEX "__vm_anon_pgoff_lo;"
   WHY "a VMA keeps its anonymous page offset apart from vm_pgoff (__vm_anon_pgoff_lo/hi)")
+ksim_feature(KSIM_HAVE_MMF_IN_MM_TYPES FILE include/linux/mm_types.h REGEX "^#define MMF_OOM_SKIP"
+  WHY "the MMF_* mm flag bits are defined in linux/mm_types.h (were in linux/sched/coredump.h)")
+ksim_feature(KSIM_HAVE_MMF_TOPDOWN_IN_COREDUMP FILE include/linux/sched/coredump.h REGEX "^#define MMF_TOPDOWN"
+  WHY "linux/sched/coredump.h defines MMF_* up to MMF_TOPDOWN (MMF_HAS_MDWE, MMF_VM_MERGE_ANY)")
+ksim_feature(KSIM_HAVE_VM_UFFD_RWP FILE include/linux/mm.h REGEX "^#define VM_UFFD_RWP"
+  WHY "VM_UFFD_RWP exists (and is part of VM_COPY_ON_FORK)")
+ksim_feature(KSIM_HAVE_GET_SYSCTL_MAX_MAP_COUNT FILE mm/internal.h
+  REGEX "^static inline int get_sysctl_max_map_count\\(void\\)"
+  WHY "the VMA code reads the map count limit through get_sysctl_max_map_count()")
+ksim_feature(KSIM_HAVE_VMA_LAST_PGOFF_IN_MM_H FILE include/linux/mm.h
+  REGEX "^static inline unsigned long vma_last_pgoff\\(struct vm_area_struct \\*vma\\)"
+  WHY "vma_last_pgoff() is in linux/mm.h (was static in mm/interval_tree.c), before it took a const VMA")
+ksim_feature(KSIM_HAVE_LINEAR_PAGE_DELTA FILE include/linux/pagemap.h
+  REGEX "^static inline pgoff_t linear_page_delta\\("
+  WHY "linear_page_delta()/linear_page_index() over vma_start_pgoff() (and __linear_anon_page_index())")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

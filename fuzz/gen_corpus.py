@@ -238,7 +238,9 @@ def gen_mm():
             mremap(0, IN_PLACE, 500, 60, 30),                                      # shrink
             mremap(0, IN_PLACE, 16, 64, 70),                                       # blocked: -ENOMEM
             mremap(0, MOVE_FIXED, 16, 64, 64, 600),                                # move, 2 MiB crossed
-            mremap(0, MOVE_FIXED, 600, 64, 32, 10, new_win=1),                     # shrink, to the pgd window
+            # shrink, then move to the pgd window (in one MREMAP_FIXED call on a VM_ACCOUNT
+            # mapping it hits 7.2's overcharge: fuzz/known/mm/mremap-shrink-move-overcharge)
+            mremap(0, IN_PLACE, 600, 64, 32), mremap(0, MOVE_FIXED, 600, 32, 32, 10, new_win=1),
             mremap(0, DONTUNMAP_FIXED, 200, 8, 8, 700),                            # shared anon
             mremap(0, MOVE_FIXED, 220, 8, 12, 0),                                  # file, over text
             mremap(0, SAME_LEN, 80, 32, 32), mremap(0, SAME_LEN, 900, 2, 2),       # no-op, -EFAULT
@@ -265,7 +267,11 @@ def known_mm():
             # a VM_ACCOUNT mapping grown by a move whose page-table allocation fails
             "mremap-grow-commit-leak": bytes([0]) + b"".join([
         mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True),
-        mremap(0, MOVE_FIXED, 0, 10, 20, 0, new_win=1, fault=0xe3)])}
+        mremap(0, MOVE_FIXED, 0, 10, 20, 0, new_win=1, fault=0xe3)]),
+            # a VM_ACCOUNT mapping shrunk and moved by one MREMAP_FIXED call
+            "mremap-shrink-move-overcharge": bytes([0]) + b"".join([
+        mmap(0, R | W, 0, 40), touch(0, 0, 40, write=True),
+        mremap(0, MOVE_FIXED, 0, 40, 20, 0, new_win=1)])}
 
 
 def dict_mm():

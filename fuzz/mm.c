@@ -575,6 +575,58 @@ static bool kept_unaccounted(const struct mpage *k, struct mpage was)
 	return k->flags && page_eq(k, &was);
 }
 
+#if KSIM_HAVE_MREMAP_MULTI_VMA
+/*
+ * remap_move(): a move-only mremap (MREMAP_FIXED, old_len == new_len) may
+ * span several VMAs (no gap at the start).  Each is moved to the same
+ * offset from new_addr; the gaps between them stay gaps in the source and
+ * are left alone in the destination (each VMA's own destination is unmapped
+ * first, nothing else).  Per page: a mapped source page moves with its
+ * mapping (pgoff carried, or the new address for an unfaulted anonymous
+ * VMA, as for one VMA).  kbefore: the kernel's view before the call.
+ */
+static struct mpage kbefore[NPAGES];
+
+static bool mremap_one_mapping(unsigned long addr, unsigned long n)
+{
+	struct mpage first = before[page_index(addr)];
+
+	for (unsigned long k = 0; k < n; k++)
+		if (!page_eq(&before[page_index(addr + k * PG)],
+			     &(struct mpage){ first.flags, first.pgoff + k, first.file }))
+			return false;
+	return true;
+}
+
+static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long r,
+			       unsigned long n, unsigned long mf)
+{
+	read_kernel(p, kpages);
+	for (unsigned long k = 0; k < n; k++) {
+		unsigned long src = addr + k * PG, dst = r + k * PG;
+		long is = page_index(src), id = page_index(dst);
+
+		if (is < 0 || !before[is].flags)
+			continue;	/* a gap: the destination page is left alone */
+		if (id >= 0) {
+			p->pg[id] = before[is];
+			if (!before[is].file && !kbefore[is].anon_vma)
+				p->pg[id].pgoff = dst / PG;
+		}
+		if (!(mf & KSIM_MREMAP_DONTUNMAP)) {
+			p->pg[is] = (struct mpage){ 0 };
+			/* the OOM path of one VMA's move: see op_mremap() */
+			if (last_failures && kept_unaccounted(&kpages[is], before[is]))
+				p->pg[is] = kpages[is];
+		} else {
+			KSIM_FUZZ_CHECK(ksim_mm_pfn(p->mm, src) == 0, "DONTUNMAP left a page at %#lx", src);
+			if (!before[is].file && kpages[is].pgoff == src / PG)
+				p->pg[is].pgoff = kpages[is].pgoff;
+		}
+	}
+}
+#endif
+
 static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	static const unsigned long modes[4] = { 0, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
@@ -592,6 +644,9 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			addr, old_len, new_len, mf, new_addr);
 	memcpy(before, p->pg, sizeof(before));
 	read_kernel(p, kpages);		/* anon_vma: an unfaulted anonymous VMA moves its pgoff */
+#if KSIM_HAVE_MREMAP_MULTI_VMA
+	memcpy(kbefore, kpages, sizeof(kbefore));
+#endif
 	for (k = 0; k < n; k++)
 		pfn[k] = ksim_mm_pfn(p->mm, addr + k * PG);
 	arm(in);
@@ -620,6 +675,22 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 				      kept_unaccounted(&kpages[i],
 						       before[page_index(addr + (a - new_addr))]);
 
+#if KSIM_HAVE_MREMAP_MULTI_VMA
+			/*
+			 * remap_move() moves VMA by VMA: a failure may come after
+			 * some of them moved (source pages gone, their copies at
+			 * the same offset from new_addr).
+			 */
+			if ((mf & KSIM_MREMAP_FIXED) && old_len == new_len) {
+				long src = page_index(addr + (a - new_addr));
+
+				if (a >= addr && a < addr + old_len && !kpages[i].flags)
+					may_go = true;
+				if (a >= new_addr && a < new_addr + new_len && src >= 0 && kpages[i].flags &&
+				    kpages[i].flags == before[src].flags && kpages[i].file == before[src].file)
+					stayed = true;
+			}
+#endif
 			KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]) || (may_go && !kpages[i].flags) ||
 					stayed,
 					"failed mremap changed page %#lx: flags %#lx pgoff %#lx, was %#lx pgoff %#lx",
@@ -647,6 +718,12 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		KSIM_FUZZ_CHECK((mf & KSIM_MREMAP_FIXED) && (unsigned long)r == new_addr,
 				"mremap moved to %#lx (flags %#lx, new_addr %#lx)", r, mf, new_addr);
 		KSIM_FUZZ_CHECK(first.flags, "mremap moved an unmapped page %#lx", addr);
+#if KSIM_HAVE_MREMAP_MULTI_VMA
+		if ((mf & KSIM_MREMAP_FIXED) && old_len == new_len && !mremap_one_mapping(addr, n)) {
+			mremap_multi_moved(p, addr, r, n, mf);
+			goto pfns;
+		}
+#endif
 		/*
 		 * What moves is one VMA: consecutive pgoffs.  A shrinking move
 		 * first unmaps the tail (mremap_to(): do_munmap() of
@@ -717,8 +794,12 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 			}
 		}
 	}
+#if KSIM_HAVE_MREMAP_MULTI_VMA
+pfns:
+#endif
 	for (k = 0; k < n; k++)
-		KSIM_FUZZ_CHECK(ksim_mm_pfn(p->mm, r + k * PG) == pfn[k],
+		KSIM_FUZZ_CHECK(!before[page_index(addr + k * PG)].flags ||
+				ksim_mm_pfn(p->mm, r + k * PG) == pfn[k],
 				"mremap to %#lx: page %lu holds pfn %#lx, was %#lx", r, k,
 				ksim_mm_pfn(p->mm, r + k * PG), pfn[k]);
 }

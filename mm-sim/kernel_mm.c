@@ -24,6 +24,7 @@
 #if !KSIM_HAVE_MM_VMA_INIT_C
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
 #endif
+int sysctl_max_map_count = 1 << 30;	/* mm/mmap.c's sysctl, unlimited here */
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 
@@ -54,6 +55,7 @@ static void __zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 #if KSIM_MMSIM_MREMAP
 /* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
 #include <mm_sim/mremap.h>
+#include "mm_mremap_types_gen.h"
 #include "mm_mremap_gen.c"
 
 long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new_len,

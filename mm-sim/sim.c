@@ -167,7 +167,7 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 		ksim_set_current(mm);
 		mmap_write_lock(mm);
-#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* mmap_region() takes vma_flags_t there */
+#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS	/* mmap_region() takes vma_flags_t there */
 		ret = mmap_region(file, addr, len, legacy_to_vma_flags(vm_flags), pgoff, &uf);
 #else
 		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
@@ -352,6 +352,9 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 	vma->vm_start = start;
 	vma->vm_end = end;
 	vma->vm_pgoff = file ? pgoff : start >> PAGE_SHIFT;
+#if KSIM_HAVE_VMA_ANON_PGOFF	/* as __mmap_region(): the address's page offset */
+	vma_set_anon_pgoff(vma, start >> PAGE_SHIFT);	/* mm/vma.h */
+#endif
 #if KSIM_HAVE_VM_FLAGS_INIT
 	vm_flags_init(vma, vm_flags);
 #else
@@ -369,13 +372,20 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 		ret = -ENOMEM;
 		goto out;
 	}
+#if KSIM_HAVE_MM_VMA_INIT_C
+	vma_mark_attached(vma);	/* in the tree, as vma_iter_store_new() marks it */
+#endif
 	if (file) {
 		struct address_space *mapping = file->f_mapping;
 
 		i_mmap_lock_write(mapping);
 		if (vma_is_shared_maywrite(vma))
 			mapping_allow_writable(mapping);
+#if KSIM_HAVE_MAPPING_RMAP_TREE
+		mapping_rmap_tree_insert(vma, mapping);
+#else
 		vma_interval_tree_insert(vma, &mapping->i_mmap);
+#endif
 		i_mmap_unlock_write(mapping);
 	}
 	mm->map_count++;
@@ -592,8 +602,13 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 			      mm->ksim_id, vma->vm_start, vma->vm_end);
 			if (avc->anon_vma == vma->anon_vma)
 				own = true;
+#if KSIM_HAVE_MAPPING_RMAP_TREE
+			anon_rmap_tree_foreach(it, avc->anon_vma, vma_start_anon_pgoff(vma),
+					       vma_last_anon_pgoff(vma))
+#else
 			anon_vma_interval_tree_foreach(it, &avc->anon_vma->rb_root,
 						       vma->vm_pgoff, vma_last_pgoff_ksim(vma))
+#endif
 				if (it == avc)
 					found = true;
 			CHECK(found, "mm %d: VMA [%#lx, %#lx): avc not in its anon_vma's interval tree",
@@ -608,8 +623,13 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 			struct vm_area_struct *it;
 			bool found = false;
 
+#if KSIM_HAVE_MAPPING_RMAP_TREE
+			mapping_rmap_tree_foreach(it, vma->vm_file->f_mapping,
+						  vma_start_pgoff(vma), vma_last_pgoff(vma))
+#else
 			vma_interval_tree_foreach(it, &vma->vm_file->f_mapping->i_mmap,
 						  vma->vm_pgoff, vma_last_pgoff_ksim(vma))
+#endif
 				if (it == vma)
 					found = true;
 			CHECK(found, "mm %d: file VMA [%#lx, %#lx) not in its file's i_mmap",

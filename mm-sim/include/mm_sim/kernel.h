@@ -27,10 +27,10 @@
 
 /*
  * mremap (mm/mremap.c and what it reaches, extract/mremap.txt) is built on
- * trees with mm/vma.c whose mremap.c has the shape the list was written
- * for (before struct vma_remap_struct).
+ * trees with mm/vma.c (copy_vma(), vma_merge_extend()); the list has one
+ * section per shape of mm/mremap.c (KSIM_HAVE_MREMAP_VRM).
  */
-#define KSIM_MMSIM_MREMAP	(KSIM_HAVE_MM_VMA_C && !KSIM_HAVE_MREMAP_VRM)
+#define KSIM_MMSIM_MREMAP	KSIM_HAVE_MM_VMA_C
 
 #ifndef CONFIG_MMU
 #define CONFIG_MMU 1
@@ -130,8 +130,6 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define VM_PAT		VM_ARCH_1
 #define VM_UFFD_FLAGS	(VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR)
 #define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
-/* include/linux/mm.h's value on this configuration (no uffd read-write protect) */
-#define VM_COPY_ON_FORK	(VM_PFNMAP | VM_MIXEDMAP | VM_UFFD_WP | VM_MAYBE_GUARD)
 #else
 /* ---- vm_flags (include/linux/mm.h values, x86-64, features off) ---- */
 #define VM_NONE		0x00000000
@@ -184,11 +182,8 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 
 #endif /* KSIM_HAVE_VMA_FLAGS_T */
 
-/* MMF_* bits in mm->flags */
-#define MMF_OOM_SKIP	21
-#define MMF_UNSTABLE	22
-#define MMF_HAS_UPROBES	19
-#define MMF_HAS_MDWE	28
+/* MMF_* bits in mm->flags: the tree's own (extract/mmf.txt) */
+#include "mm_mmf_gen.h"
 
 #define NUM_MM_FLAG_BITS	64
 #define VMA_LOCK_OFFSET	0x40000000
@@ -272,6 +267,7 @@ struct vm_operations_struct {
 	vm_fault_t (*page_mkwrite)(struct vm_fault *vmf);
 	vm_fault_t (*pfn_mkwrite)(struct vm_fault *vmf);
 	const char *(*name)(struct vm_area_struct *vma);
+	unsigned long (*pagesize)(struct vm_area_struct *area);
 	struct page *(*find_special_page)(struct vm_area_struct *vma, unsigned long addr);
 };
 
@@ -304,7 +300,11 @@ struct vm_area_struct {
 #else
 	unsigned long vm_flags;
 #endif
+#if KSIM_HAVE_MM_VMA_INIT_C
+	bool ksim_attached;	/* vm_refcnt != 0: zeroed (detached) by vma_init() */
+#else
 	bool detached;
+#endif
 	struct {
 		struct rb_node rb;
 		unsigned long rb_subtree_last;
@@ -369,6 +369,7 @@ struct mm_struct {
 
 struct task_struct {
 	struct mm_struct *mm;
+	unsigned int personality;	/* 0: no READ_IMPLIES_EXEC */
 	int pid;
 	char comm[16];
 };
@@ -476,32 +477,32 @@ static inline bool vma_lock_alloc(struct vm_area_struct *vma) { return true; }
 static inline void vma_lock_free(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_free(struct vm_area_struct *vma) { }
-static inline void vma_iter_invalidate(struct vma_iterator *vmi) { }
 #if KSIM_HAVE_MM_VMA_INIT_C
 /*
  * The VMA lifecycle of trees with a VMA refcount (vm_refcnt: 0 detached, 1
  * attached), without CONFIG_PER_VMA_LOCK's readers: a VMA is attached when
  * stored in a tree and must be detached before it is freed.  The kernel's
  * CONFIG_PER_VMA_LOCK build checks this with WARN_ON_ONCE on vm_refcnt;
- * here it is the `detached` flag, checked the same way.
+ * here it is the `ksim_attached` flag (false when zeroed, as vm_refcnt 0),
+ * checked the same way.
  */
 static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 {
 	if (reset_refcnt)
-		vma->detached = true;
+		vma->ksim_attached = false;
 }
-static inline bool vma_is_attached(struct vm_area_struct *vma) { return !vma->detached; }
-static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->detached); }
-static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->detached); }
+static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
+static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
+static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->ksim_attached); }
 static inline void vma_mark_attached(struct vm_area_struct *vma)
 {
 	vma_assert_detached(vma);
-	vma->detached = false;
+	vma->ksim_attached = true;
 }
 static inline void vma_mark_detached(struct vm_area_struct *vma)
 {
 	vma_assert_attached(vma);
-	vma->detached = true;
+	vma->ksim_attached = false;
 }
 static inline int vma_start_write_killable(struct vm_area_struct *vma) { return 0; }
 static inline void vma_assert_locked(struct vm_area_struct *vma) { }
@@ -562,6 +563,10 @@ static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 #define userfaultfd_unmap_complete(mm, u)	do { } while (0)
 #define userfaultfd_wp(v)			false
 #define is_mergeable_vm_userfaultfd_ctx(v, c)	true
+#define vma_has_uffd_without_event_remap(v)	false
+#define is_hugepage_only_range(mm, a, l)	0
+#define fixup_hugetlb_reservations(v)		do { } while (0)
+#define shmem_file(f)				false
 #define dup_mm_exe_file(mm, old)		do { } while (0)
 #define anon_vma_name(vma)			((struct anon_vma_name *)NULL)
 #define anon_vma_name_eq(a, b)			true
@@ -580,7 +585,8 @@ static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 #define tlb_start_vma(t, v)			do { } while (0)
 #define tlb_end_vma(t, v)			do { } while (0)
 #define mmap_min_addr				0UL
-#define sysctl_max_map_count			(1 << 30)
+extern int sysctl_max_map_count;	/* kernel_mm.c: no practical limit */
+#define capable(cap)				true	/* every capability: no CAP_IPC_LOCK limit */
 #define rlimit(r)				(~0UL)
 #define rlimit_max(r)				(~0UL)
 #define __unmap_hugepage_range(t, v, s, e, p, f)	do { } while (0)
@@ -641,6 +647,29 @@ static inline int mmap_file(struct file *file, struct vm_area_struct *vma)
 {
 	return ksim_should_fail("mmap_file", __FILE__, __LINE__, GFP_KERNEL) ? -ENOMEM : 0;
 }
+#if KSIM_HAVE_VMA_FLAGS_T
+/*
+ * ->mmap_prepare() and the mmap_action it fills in (mm/util.c): no simulated
+ * file has the hook (f_op->mmap_prepare is NULL), so mm/vma.c never reaches
+ * these; reaching them is a simulator bug.
+ */
+static inline int vfs_mmap_prepare(struct file *file, struct vm_area_desc *desc)
+{
+	WARN(1, "ksim: no simulated file has ->mmap_prepare");
+	return -EINVAL;
+}
+static inline int mmap_action_prepare(struct vm_area_desc *desc)
+{
+	WARN(1, "ksim: no simulated file has ->mmap_prepare");
+	return -EINVAL;
+}
+static inline int mmap_action_complete(struct vm_area_struct *vma,
+				       struct mmap_action *action, bool is_compat)
+{
+	WARN(1, "ksim: no simulated file has ->mmap_prepare");
+	return -EINVAL;
+}
+#endif
 int shmem_zero_setup(struct vm_area_struct *vma);
 long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		       unsigned long start, unsigned long end, unsigned long cp_flags);
@@ -653,6 +682,9 @@ unsigned long mmap_region(struct file *file, unsigned long addr,
 		struct list_head *uf);
 #endif
 void vma_set_page_prot(struct vm_area_struct *vma);
+#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* mm/mmap.c, extracted; mm/vma.c calls it */
+bool mlock_future_ok(const struct mm_struct *mm, bool is_vma_locked, unsigned long bytes);
+#endif
 struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
 void unlink_file_vma(struct vm_area_struct *vma);
 #if !KSIM_HAVE_MM_VMA_C
@@ -806,6 +838,8 @@ extern const struct vm_operations_struct vma_dummy_vm_ops;
 #define VM_WARN_ON_VMA(cond, vma)	(void)WARN_ON(cond)
 #define VM_WARN_ON_ONCE_VMA(cond, vma)	WARN_ON_ONCE(cond)
 #define VM_WARN_ON_ONCE_MM(cond, mm)	WARN_ON_ONCE(cond)
+#undef VM_WARN_ON_VMG
+#define VM_WARN_ON_VMG(cond, vmg)	WARN_ON(cond)
 #define dump_vma(v)			do { } while (0)
 #define dump_mm(m)			do { } while (0)
 void vma_iter_dump_tree(const struct vma_iterator *vmi);

@@ -18,14 +18,6 @@
 #define CONFIG_HAVE_MOVE_PUD	1
 #define CONFIG_PGTABLE_LEVELS	4
 
-/* mm/mremap.c's own type (a type, not a function: not extractable) */
-enum pgt_entry {
-	NORMAL_PMD,
-	HPAGE_PMD,
-	NORMAL_PUD,
-	HPAGE_PUD,
-};
-
 /*
  * get_extent()'s default: branch is a BUILD_BUG() that the kernel's
  * compiler proves unreachable (every caller passes a constant).  Here it is
@@ -150,7 +142,6 @@ struct hstate;
 #define hstate_vma(v)			((struct hstate *)NULL)
 #define huge_page_size(h)		PAGE_SIZE
 #define huge_page_mask(h)		PAGE_MASK
-#define vma_has_uffd_without_event_remap(v)	false
 #define pte_marker_uffd_wp(pte)		false
 #define pte_clear_uffd_wp(pte)		(pte)
 #define pte_swp_clear_uffd_wp(pte)	(pte)
@@ -161,11 +152,8 @@ struct hstate;
 #define can_modify_vma(v)		true
 #define untagged_addr(a)		(a)
 #define mm_populate(a, l)		do { } while (0)
-#define capable(cap)			true
-#define CAP_IPC_LOCK			14
 
 /* get_unmapped_area(): no file has its own ->get_unmapped_area, no MMF_TOPDOWN layout */
-#define MMF_TOPDOWN			31
 #define TASK_UNMAPPED_BASE		(TASK_SIZE / 3)
 #define arch_get_mmap_end(addr, len, flags)	TASK_SIZE
 #define arch_mmap_check(addr, len, flags)	0
@@ -173,7 +161,13 @@ struct hstate;
 #define trace_vm_unmapped_area(addr, info)	do { } while (0)
 #define arch_get_unmapped_area_topdown	arch_get_unmapped_area
 #define thp_get_unmapped_area_vmflags(f, a, l, p, fl, vf)	0UL
+#define thp_get_unmapped_area_vmaflags(f, a, l, p, fl, vf)	0UL
+#define thp_get_unmapped_area		NULL	/* as huge_mm.h without THP */
+#define huge_page_mask_align(file)	0UL	/* as hugetlb.h without hugetlb */
+#ifndef VM_STARTGAP_FLAGS
 #define VM_STARTGAP_FLAGS		(VM_GROWSDOWN | VM_SHADOW_STACK)
+#endif
+#if !KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* else kernel.h's */
 struct vm_unmapped_area_info {
 #define VM_UNMAPPED_AREA_TOPDOWN 1
 	unsigned long flags;
@@ -184,13 +178,65 @@ struct vm_unmapped_area_info {
 	unsigned long align_offset;
 	unsigned long start_gap;
 };
+#endif
+#if KSIM_HAVE_MM_GET_UNMAPPED_AREA_NO_MM
+unsigned long mm_get_unmapped_area(struct file *file, unsigned long addr,
+				   unsigned long len, unsigned long pgoff, unsigned long flags);
+#define ksim_mm_get_unmapped_area(mm, f, a, l, p, fl)	mm_get_unmapped_area(f, a, l, p, fl)
+#else
 unsigned long mm_get_unmapped_area(struct mm_struct *mm, struct file *file, unsigned long addr,
 				   unsigned long len, unsigned long pgoff, unsigned long flags);
+#define ksim_mm_get_unmapped_area	mm_get_unmapped_area
+#endif
 /* mm/shmem.c without THP: the mm's own layout */
 static inline unsigned long shmem_get_unmapped_area(struct file *file, unsigned long addr,
 		unsigned long len, unsigned long pgoff, unsigned long flags)
 {
-	return mm_get_unmapped_area(current->mm, file, addr, len, pgoff, flags);
+	return ksim_mm_get_unmapped_area(current->mm, file, addr, len, pgoff, flags);
 }
+
+#if KSIM_HAVE_MREMAP_VRM
+/* ---- mm/mremap.c driven by vma_remap_struct: what it adds ---- */
+/* batching over large folios: no folios here, one pte at a time */
+#define pte_batch_hint(ptep, pte)	1
+#define vm_normal_folio(v, a, pte)	((struct folio *)NULL)
+#define folio_test_large(f)		false
+#define folio_pte_batch_flags(f, v, p, ptep, max, fl)	1
+static inline pte_t *pte_offset_map_rw_nolock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+					      pmd_t *pmdvalp, spinlock_t **ptlp)
+{
+	pte_t *pte = pte_offset_map_nolock(mm, pmd, addr, ptlp);
+
+	if (pte)
+		*pmdvalp = *pmd;
+	return pte;
+}
+static inline pte_t get_and_clear_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				       unsigned int nr)
+{
+	WARN_ON_ONCE(nr != 1);	/* no batches: see pte_batch_hint() */
+	return ptep_get_and_clear(mm, addr, ptep);
+}
+static inline void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte,
+			    unsigned int nr)
+{
+	WARN_ON_ONCE(nr != 1);
+	set_pte_at(mm, addr, ptep, pte);
+}
+#define lazy_mmu_mode_enable()		do { } while (0)
+#define lazy_mmu_mode_disable()		do { } while (0)
+#define pmd_is_huge(pmd)		0
+/* soft-dirty and userfaultfd not configured */
+#define pte_mksoft_dirty(pte)		(pte)
+#define pte_swp_mksoft_dirty(pte)	(pte)
+#define pte_is_uffd_wp_marker(pte)	false
+#define userfaultfd_rwp(v)		false
+#define userfaultfd_armed(v)		false
+#define pte_uffd(pte)			false
+#define pte_modify(pte, prot)		(pte)
+#define pte_clear_uffd(pte)		(pte)
+#define pte_swp_clear_uffd(pte)		(pte)
+#define mremap_userfaultfd_fail(uf)	do { } while (0)
+#endif
 
 #endif
