@@ -47,13 +47,15 @@ set(KSIM_KERNEL_CFLAGS
   -fno-strict-aliasing -fno-common
   -Wno-unused-function -Wno-unused-variable -Wno-unused-but-set-variable
   -Wno-unused-parameter -Wno-sign-compare -Wno-pointer-sign -Wno-missing-field-initializers
-  -Wno-address-of-packed-member -Wno-unknown-warning-option)
+  -Wno-address-of-packed-member -Wno-unknown-warning-option
+  # A function the shim lacks must stop the build (ksim-diagnose names it),
+  # never become an implicit int.
+  -Werror=implicit-function-declaration)
 
 # ksim_kernel_target(TARGET): mark a target as compiling kernel code, so
 # failures are summarised by scripts/ksim-diagnose.
 function(ksim_kernel_target tgt)
   target_compile_options(${tgt} PRIVATE ${KSIM_KERNEL_CFLAGS})
-  target_include_directories(${tgt} SYSTEM AFTER PRIVATE ${KSIM_KSRC})
   set_property(TARGET ${tgt} PROPERTY RULE_LAUNCH_COMPILE
     "${CMAKE_COMMAND} -E env KSIM_KSRC=${KSIM_KSRC} KSIM_KVER=${KSIM_KVERSION} python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-diagnose")
   set_property(TARGET ${tgt} PROPERTY RULE_LAUNCH_LINK

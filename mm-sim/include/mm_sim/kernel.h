@@ -603,6 +603,7 @@ static inline struct file *get_file(struct file *f)
 	return f;
 }
 void fput(struct file *f);
+void vma_set_file(struct vm_area_struct *vma, struct file *file);	/* mm/util.c, extracted */
 
 #if KSIM_HAVE_MMAP_REGION_IN_VMA_C
 /* mm/vma.c's unmapped_area*(): include/linux/mm.h's search description */

@@ -68,4 +68,11 @@ do {									\
 
 #define prevent_tail_call_optimization()	mb()
 
+/*
+ * KCSAN is not configured: the tree's own kcsan-checks.h then turns
+ * ASSERT_EXCLUSIVE_ACCESS() and friends into no-ops (the kernel reaches it
+ * through asm/rwonce.h).
+ */
+#include <include/linux/kcsan-checks.h>
+
 #endif /* _LINUX_COMPILER_H */

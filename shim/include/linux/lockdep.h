@@ -50,6 +50,12 @@ static inline int __ksim_lock_is_held(const struct lockdep_map *map, int read)
 #define lock_map_acquire(m)		ksim_lock_acquire((m), 0, KSIM_LOCK_MAP, __FILE__, __LINE__)
 #define lock_map_acquire_read(m)	ksim_lock_acquire((m), 1, KSIM_LOCK_MAP, __FILE__, __LINE__)
 #define lock_map_release(m)		ksim_lock_release((m), __FILE__, __LINE__)
+/* Annotations of locks lockdep cannot see (rhashtable's bucket bit locks). */
+#define lock_acquire_exclusive(m, subclass, trylock, nest, ip) \
+	ksim_lock_acquire((m), 0, KSIM_LOCK_MAP, __FILE__, __LINE__)
+#define lock_acquire_shared(m, subclass, trylock, nest, ip) \
+	ksim_lock_acquire((m), 1, KSIM_LOCK_MAP, __FILE__, __LINE__)
+#define lock_release(m, ip)		ksim_lock_release((m), __FILE__, __LINE__)
 
 #define __ksim_lockdep_assert(cond, what)				\
 	do {								\
