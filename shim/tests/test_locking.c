@@ -19,17 +19,6 @@
 #include <linux/lockdep.h>
 #include <ksim/test.h>
 
-/* Wait (bounded: 2 s) until *flag becomes nonzero. */
-static bool wait_flag(int *flag)
-{
-	for (int i = 0; i < 20000; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-			return true;
-		usleep(100);
-	}
-	return false;
-}
-
 KSIM_TEST(spin_lock_held_and_preempt_count)
 {
 	DEFINE_SPINLOCK(a);
@@ -147,7 +136,7 @@ KSIM_TEST(spin_trylock)
 	args[0] = &l;
 	args[1] = &state;
 	KSIM_ASSERT(!pthread_create(&th, NULL, hold_spin_fn, args));
-	KSIM_EXPECT(wait_flag(&state));
+	KSIM_EXPECT(ksim_test_wait_flag(&state));
 	/* held by another thread: fails, and leaves no trace */
 	KSIM_EXPECT(!spin_trylock(&l));
 	KSIM_EXPECT(!lockdep_is_held(&l));
@@ -291,7 +280,7 @@ KSIM_TEST(rwsem_shared_readers)
 	lockdep_assert_held_read(&sem);
 	/* a second reader gets in while we hold it */
 	KSIM_ASSERT(!pthread_create(&th, NULL, rwsem_reader_fn, &a));
-	KSIM_EXPECT(wait_flag(&a.state));
+	KSIM_EXPECT(ksim_test_wait_flag(&a.state));
 	up_read(&sem);
 	pthread_join(th, NULL);
 	KSIM_EXPECT(!rwsem_is_locked(&sem));
@@ -443,7 +432,7 @@ KSIM_TEST(rwlock_read_write)
 	KSIM_EXPECT_EQ(preempt_count(), 1);
 	/* readers share: another thread gets in */
 	KSIM_ASSERT(!pthread_create(&th, NULL, rwlock_reader_fn, &a));
-	KSIM_EXPECT(wait_flag(&a.state));
+	KSIM_EXPECT(ksim_test_wait_flag(&a.state));
 	pthread_join(th, NULL);
 	read_unlock(&l);
 	KSIM_EXPECT(!lockdep_is_held(&l));

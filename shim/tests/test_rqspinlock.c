@@ -22,16 +22,6 @@
 #include <ksim/fault.h>
 #include <ksim/test.h>
 
-static bool wait_flag(int *flag)
-{
-	for (int i = 0; i < 20000; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-			return true;
-		usleep(100);
-	}
-	return false;
-}
-
 KSIM_TEST(lock_unlock_bookkeeping)
 {
 	rqspinlock_t a;
@@ -90,7 +80,7 @@ static void *abba_thread(void *arg)
 	if (raw_res_spin_lock(x->first))
 		return NULL;
 	__atomic_store_n(x->have_first, 1, __ATOMIC_RELEASE);
-	wait_flag(x->other_has_first);
+	ksim_test_wait_flag(x->other_has_first);
 	x->ret = raw_res_spin_lock(x->second);
 	if (!x->ret)
 		raw_res_spin_unlock(x->second);
@@ -136,7 +126,7 @@ static void *hold_thread(void *arg)
 	if (raw_res_spin_lock(h->lock))
 		return NULL;
 	__atomic_store_n(&h->held, 1, __ATOMIC_RELEASE);
-	wait_flag(&h->release);
+	ksim_test_wait_flag(&h->release);
 	raw_res_spin_unlock(h->lock);
 	return NULL;
 }
@@ -162,7 +152,7 @@ KSIM_TEST(timeout)
 	ksim_rqspinlock_stats_reset();
 	ksim_rqspinlock_timeout_ns = 50 * 1000000ULL;
 	pthread_create(&t, NULL, hold_thread, &h);
-	KSIM_ASSERT(wait_flag(&h.held));
+	KSIM_ASSERT(ksim_test_wait_flag(&h.held));
 	t0 = now_s();
 	ret = raw_res_spin_lock(&a);
 	dt = now_s() - t0;

@@ -605,8 +605,7 @@ static inline struct file *get_file(struct file *f)
 void fput(struct file *f);
 void vma_set_file(struct vm_area_struct *vma, struct file *file);	/* mm/util.c, extracted */
 
-#if KSIM_HAVE_MMAP_REGION_IN_VMA_C
-/* mm/vma.c's unmapped_area*(): include/linux/mm.h's search description */
+/* unmapped_area*() (mm/vma.c, or mm/mmap.c for mremap): include/linux/mm.h's search description */
 struct vm_unmapped_area_info {
 #define VM_UNMAPPED_AREA_TOPDOWN 1
 	unsigned long flags;
@@ -617,7 +616,6 @@ struct vm_unmapped_area_info {
 	unsigned long align_offset;
 	unsigned long start_gap;
 };
-#endif
 
 /* mmap_region()/mprotect_fixup() collaborators (6.12) */
 #if !KSIM_HAVE_VMA_FLAGS_T	/* else mm/vma.h's, over its arch hooks */

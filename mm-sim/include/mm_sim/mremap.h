@@ -167,18 +167,6 @@ struct hstate;
 #ifndef VM_STARTGAP_FLAGS
 #define VM_STARTGAP_FLAGS		(VM_GROWSDOWN | VM_SHADOW_STACK)
 #endif
-#if !KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* else kernel.h's */
-struct vm_unmapped_area_info {
-#define VM_UNMAPPED_AREA_TOPDOWN 1
-	unsigned long flags;
-	unsigned long length;
-	unsigned long low_limit;
-	unsigned long high_limit;
-	unsigned long align_mask;
-	unsigned long align_offset;
-	unsigned long start_gap;
-};
-#endif
 #if KSIM_HAVE_MM_GET_UNMAPPED_AREA_NO_MM
 unsigned long mm_get_unmapped_area(struct file *file, unsigned long addr,
 				   unsigned long len, unsigned long pgoff, unsigned long flags);

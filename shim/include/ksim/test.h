@@ -20,6 +20,7 @@
 #define _KSIM_TEST_H
 
 #include <stdint.h>
+#include <unistd.h>
 #include <ksim/ksim.h>
 
 struct ksim_test {
@@ -96,5 +97,16 @@ extern void (*ksim_test_teardown_hook)(void);
 /* Extra text for --help and a summary callback printed after the run. */
 extern const char *ksim_test_usage_extra;
 extern void (*ksim_test_summary_hook)(void);
+
+/* For tests with helper threads: wait (bounded: 2 s) until *flag is nonzero. */
+static inline bool ksim_test_wait_flag(int *flag)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(100);
+	}
+	return false;
+}
 
 #endif
