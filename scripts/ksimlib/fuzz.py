@@ -174,6 +174,9 @@ def replay(binary, path, verbose=False, timeout=60):
         return -1, out + "\nksim-fuzz: signature: hang (replay timed out)\n"
 
 
+FAILURE_LINE = re.compile(r"FAIL|ERROR|runtime error|BUG|WARN|Sanitizer|signature|SEGV|ksim: test failure")
+
+
 def known_signatures(target, kver):
     sigs = []
     tsv = os.path.join(ROOT, "fuzz", "known-failures.tsv")
@@ -219,7 +222,10 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
             shutil.copy(first, mini)
             rc, trace = replay(replay_bin, mini, verbose=True)
         open(os.path.join(d, "trace.txt"), "w").write(trace)
-        is_known = any(k in trace for k in known)
+        # Known by the failure's own lines, not the op trace above them (an
+        # input's ops name functions that are not what failed).
+        failure = "\n".join(l for l in trace.splitlines() if FAILURE_LINE.search(l))
+        is_known = any(all(part in failure for part in k.split(" && ")) for k in known)
         # Deterministic: the kept input fails twice with one signature.
         rc2, out2 = replay(replay_bin, mini)
         steady = rc != 0 and rc2 != 0 and signature(trace) == signature(out2)
@@ -259,7 +265,10 @@ def run(args):
         cmplog_bin, _ = build(base + "-cmplog", args.ksrc, target, env={"AFL_LLVM_CMPLOG": "1"})
         asan_bin, asan_replay = build(base + "-asan", args.ksrc, target,
                                       extra=["-DKSIM_SANITIZE=address,undefined"])
-    replay_bin = asan_replay or os.path.join(base, "fuzz", f"fuzz_{target}_replay")
+    # Crashes replay under ASan+UBSan where we have it (a campaign's ASan
+    # tree, or the test build's replay binary for a smoke run): a plain
+    # build turns a NULL dereference into a bare SIGSEGV without a signature.
+    replay_bin = asan_replay or args.replay_bin or os.path.join(base, "fuzz", f"fuzz_{target}_replay")
     ind, dic = seeds(target, outdir)
     afl_out = os.path.join(outdir, "afl")
     env = dict(os.environ, **AFL_ENV)
@@ -354,3 +363,5 @@ def add_arguments(p):
     p.add_argument("--ksrc", default=os.environ.get("KSRC"), help="kernel tree")
     p.add_argument("--out", help="output root (default ksim-out/fuzz/ in the repository)")
     p.add_argument("--smoke", action="store_true", help="one plain instance, for CI")
+    p.add_argument("--replay-bin", help="replay binary for triage (default: the campaign's "
+                   "ASan build, else the AFL++ build's)")
