@@ -50,7 +50,7 @@ HARNESS = "tools/testing/radix-tree"
 # Directories copied whole: the harness itself, its shared sources, the tools
 # headers (globbed as prerequisites by the Makefile) and tools/lib (sources
 # found through `vpath %.c ../../lib`).
-WHOLE_DIRS = [HARNESS, "tools/testing/shared", "tools/include", "tools/lib"]
+WHOLE_DIRS = [HARNESS, "tools/testing/shared", "tools/include", "tools/lib", "tools/scripts", "tools/arch"]
 SKIP_SUFFIXES = (".o", ".d")  # never copy build products from KSRC
 PASSED_RE = re.compile(r"^maple_tree: \d+ of \d+ tests passed\s*$", re.M)
 CTEST_RE = re.compile(r"^\d+% tests passed, \d+ tests? failed out of \d+\s*$", re.M)
