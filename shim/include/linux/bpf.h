@@ -33,23 +33,6 @@
 #include <asm/byteorder.h>
 
 /*
- * kmalloc_objs(), kzalloc_obj() (7.x slab.h; lpm_trie.c and hashtab.c use
- * them), until the shim's slab.h has them: allocations at the caller's
- * site, as kmalloc_array() and kzalloc().
- */
-#ifndef kmalloc_objs
-#define __ksim_objs_gfp(...)		__ksim_objs_gfp_(, ##__VA_ARGS__, GFP_KERNEL)
-#define __ksim_objs_gfp_(a, gfp, ...)	gfp
-#define kmalloc_objs(VAR_OR_TYPE, COUNT, ...)				\
-	((typeof(VAR_OR_TYPE) *)kmalloc_array((COUNT), sizeof(VAR_OR_TYPE), \
-					     __ksim_objs_gfp(__VA_ARGS__)))
-#endif
-#ifndef kzalloc_obj
-#define kzalloc_obj(VAR_OR_TYPE, ...)					\
-	((typeof(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
-#endif
-
-/*
  * The posted qp-trie series adds these to the uapi; a tree without the
  * series gets values of ours (BPF_F_DYNPTR_KEY outside the mainline flag
  * range, BPF_MAP_TYPE_QP_TRIE a number no mainline type uses).

@@ -264,4 +264,17 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 
 #include <string.h>
 
+/*
+ * The 7.x typed allocators (kmalloc_objs(), kzalloc_obj(); lpm_trie.c and
+ * hashtab.c use them): allocations at the caller's site, as kmalloc_array()
+ * and kzalloc(); the GFP argument is optional, GFP_KERNEL by default.
+ */
+#define __ksim_objs_gfp(...)		__ksim_objs_gfp_(, ##__VA_ARGS__, GFP_KERNEL)
+#define __ksim_objs_gfp_(a, gfp, ...)	gfp
+#define kmalloc_objs(VAR_OR_TYPE, COUNT, ...)				\
+	((typeof(VAR_OR_TYPE) *)kmalloc_array((COUNT), sizeof(VAR_OR_TYPE), \
+					     __ksim_objs_gfp(__VA_ARGS__)))
+#define kzalloc_obj(VAR_OR_TYPE, ...)					\
+	((typeof(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
+
 #endif /* _LINUX_SLAB_H */
