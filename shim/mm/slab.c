@@ -302,6 +302,15 @@ static bool table_lookup(const void *p, struct objrec *out)
 	return r != NULL;
 }
 
+/* Where (and in which leak-report generation) an object was handed out. */
+static void objrec_set_site(struct objrec *r, const char *func, const char *file, int line)
+{
+	r->func = func;
+	r->file = file;
+	r->line = line;
+	r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
+}
+
 static void table_set_free(const void *p, bool free_state, const char *func,
 			   const char *file, int line, size_t size)
 {
@@ -313,11 +322,8 @@ static void table_set_free(const void *p, bool free_state, const char *func,
 	if (r) {
 		r->free = free_state;
 		if (!free_state) {
-			r->func = func;
-			r->file = file;
-			r->line = line;
+			objrec_set_site(r, func, file, line);
 			r->size = size;
-			r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
 		}
 	}
 	slab_unlock(&sh->lock);
@@ -333,12 +339,8 @@ static void table_set_sheaf(const void *p, struct slab_sheaf *sheaf, KSIM_SITE_A
 	r = slot_find(sh, p);
 	if (r) {
 		r->sheaf = sheaf;
-		if (func) {
-			r->func = func;
-			r->file = file;
-			r->line = line;
-			r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
-		}
+		if (func)
+			objrec_set_site(r, func, file, line);
 	}
 	slab_unlock(&sh->lock);
 }
