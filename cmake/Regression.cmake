@@ -3,9 +3,9 @@
 # becomes part of one binary <component>_regression; CTest runs each of its
 # tests as regression/<component>/<test> with label "regression" (so `make
 # test` runs them).  A bug that is not fixed in some kernel tree is listed in
-# <component>/known-failures.tsv (part = the test name, by kernel version):
-# there it must fail with its signature (XFAIL), and once a tree fixes it the
-# test passes there.  A new bug file needs no CMake edit: the glob and the
+# docs/findings.toml (table COMPONENT, part = the test name): there it must
+# fail with its signature (XFAIL), and once a tree fixes it the test passes
+# there.  A new bug file needs no CMake edit: the glob and the
 # test names are re-read on build.
 # SOURCES: the component's set-up for these tests (not tests themselves).
 include_guard(GLOBAL)
@@ -19,18 +19,14 @@ function(ksim_regression_tests component)
   set(_bin ${component}_regression)
   add_executable(${_bin} ${_srcs} ${R_SOURCES})
   target_link_libraries(${_bin} PRIVATE ${R_LIBS} ksim_test_main)
-  set(_known ${CMAKE_CURRENT_SOURCE_DIR}/known-failures.tsv)
   foreach(_src ${_srcs})
     # Test names come from the file: re-read them whenever it changes.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_src})
     file(STRINGS ${_src} _decls REGEX "^KSIM_TEST(_FLAGS)?\\([a-z0-9_]+")
     foreach(_decl ${_decls})
       string(REGEX REPLACE "^KSIM_TEST(_FLAGS)?\\(([a-z0-9_]+).*" "\\2" _name "${_decl}")
-      set(_cmd $<TARGET_FILE:${_bin}> -t ${_name})
-      if(EXISTS ${_known})
-        set(_cmd python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${_known} ${KSIM_KVERSION}
-          ${_name} -- ${_cmd})
-      endif()
+      set(_cmd python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${component} ${KSIM_KVERSION}
+        ${_name} -- $<TARGET_FILE:${_bin}> -t ${_name})
       add_test(NAME regression/${component}/${_name} COMMAND ${_cmd})
       set_tests_properties(regression/${component}/${_name} PROPERTIES LABELS regression TIMEOUT 300)
     endforeach()

@@ -23,8 +23,8 @@
  * can empty it, e.g. a process's VMA tree at munmap of everything or exit).
  *
  * Expected (what a fixed tree does): the second mas_find() returns NULL.
- * Listed in maple/known-failures.tsv for the trees where it fails.  Not
- * checked against kernels after 6.12.117.
+ * Finding maple-find-emptied-null in docs/findings.toml: fails on 6.1.192,
+ * 6.12.117, 7.2.13 and 7.3.4.
  *
  * Test code is ours; the tree is lib/maple_tree.c from KSRC (ksim_maple).
  */

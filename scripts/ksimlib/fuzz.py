@@ -20,7 +20,7 @@ root (gitignored), outside every build tree: nothing found is lost.
 did not run.  What it finds is triaged and kept like a campaign's.  Finding
 something is random; a saved input that replays to the same signature twice
 is not: it is a deterministic failure of this tree.  Unless its signature is
-a known kernel failure (fuzz/known-failures.tsv), the smoke test FAILS and
+a known finding (docs/findings.toml), the smoke test FAILS and
 prints the replay command.  KSIM_FUZZ_SMOKE_NEW=warn only prints it (the
 project's own CI sets it, so that a new upstream bug found by chance does not
 block unrelated work; users get the failure).
@@ -193,15 +193,10 @@ def known_match(sig, trace):
 
 
 def known_signatures(target, kver):
-    sigs = []
-    tsv = os.path.join(ROOT, "fuzz", "known-failures.tsv")
-    for line in open(tsv):
-        cols = line.rstrip("\n").split("\t")
-        if line.startswith("#") or len(cols) < 4:
-            continue
-        if kver.startswith(cols[0]) and cols[1].startswith(target + "/"):
-            sigs.append(cols[2])
-    return sigs
+    """(signature, finding id) of this target's known inputs on kver (docs/findings.toml)."""
+    from ksimlib import findings
+    return [(e["raw"], e["id"]) for e in findings.xfails("fuzz", kver)
+            if e["part"].startswith(target + "/")]
 
 
 def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
@@ -237,13 +232,13 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
             shutil.copy(first, mini)
             rc, trace = replay(replay_bin, mini, verbose=True)
         open(os.path.join(d, "trace.txt"), "w").write(trace)
-        is_known = any(known_match(k, trace) for k in known)
+        is_known = next((fid for k, fid in known if known_match(k, trace)), None)
         # Deterministic: the kept input fails twice with one signature.
         rc2, out2 = replay(replay_bin, mini)
         steady = rc != 0 and rc2 != 0 and signature(trace) == signature(out2)
         with open(os.path.join(d, "README"), "w") as f:
             f.write(f"signature: {sig}\n{len(files)} input(s) with this signature, e.g. {first}\n")
-            f.write(f"known kernel failure: {'yes' if is_known else 'no'}\n")
+            f.write(f"known finding: {is_known or 'no'}\n")
             f.write(f"replays the same way twice: {'yes' if steady else 'no'}\n")
             f.write(f"reproduce: {replay_bin} -v {mini}\n")
         new = not is_known and sig != "does not reproduce in the replay binary"
@@ -251,7 +246,7 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
         if new and steady:
             deterministic.append(f"{replay_bin} -v {mini}")
         log(f"unique {os.path.basename(d)}: {len(files)} input(s)"
-            f"{' [known]' if is_known else ' [NEW, deterministic]' if new and steady else ' [NEW]' if new else ''}: {sig}")
+            f"{f' [known: {is_known}]' if is_known else ' [NEW, deterministic]' if new and steady else ' [NEW]' if new else ''}: {sig}")
         log(f"  reproduce: {replay_bin} -v {mini}")
     return len(groups), unknown, deterministic
 
@@ -343,7 +338,7 @@ def run(args):
         # Whether 20 s find something is random; a found input that replays
         # the same way twice is a deterministic failure of this tree.
         if unknown:
-            log(f"NEW: {unknown} signature(s) not in fuzz/known-failures.tsv; inputs, traces and "
+            log(f"NEW: {unknown} signature(s) not in docs/findings.toml; inputs, traces and "
                 f"reproducers are kept in {outdir}")
         if not total_execs:
             return 1

@@ -630,6 +630,11 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
         new = [n for n in names if cell(last, n) == "FAIL"]
         fixed, still = [], []
 
+    # A listed finding that stops failing (ksim-xfail's XPASS against
+    # docs/findings.toml) is what a fix does: FIXED, not a new failure.
+    xpass = [n for n in new if "ksim: XPASS:" in last.tests[n][1]]
+    new = [n for n in new if n not in xpass]
+    fixed += xpass
     # A new failure that passes when rerun alone with the same seed is
     # reported as flaky (the kernel suites have timing-dependent checks), not
     # counted in the exit status.
@@ -653,7 +658,8 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
     bisected = len(measured) == len(patches) + 1
     for n in fixed:
         k = first_change(n, to_fail=False) if bisected else None
-        print(f"FIXED  {n}" + (f": first passes with {patches[k - 1].label}" if k else ""))
+        print(f"FIXED  {n}" + (f": first passes with {patches[k - 1].label}" if k else "")
+              + (" (a known finding stops failing: XPASS against docs/findings.toml)" if n in xpass else ""))
     for n in still:
         print(f"STILL FAILS  {n} (fails without the series too)")
     if not new:

@@ -28,16 +28,9 @@ def kernel_version(build):
 
 
 def known_failures(kver):
-    """stress/known-failures.tsv rows for this kernel: (program, [substrings], reason)."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "stress", "known-failures.tsv")
-    rows = []
-    for line in open(path, encoding="utf-8"):
-        cols = line.rstrip("\n").split("\t")
-        if line.startswith("#") or len(cols) < 4 or not kver.startswith(cols[0]):
-            continue
-        rows.append((cols[1], cols[2].split(" && "), cols[3]))
-    return rows
+    """docs/findings.toml's stress signatures for this kernel: (program, [substrings], why)."""
+    from ksimlib import findings
+    return [(e["part"], e["match"], e["why"]) for e in findings.xfails("stress", kver)]
 
 
 def programs(build):
@@ -96,7 +89,7 @@ def run(args, outdir):
                      "PASS" if ok else "XFAIL (known kernel bug)" if xfail else
                      f"FAIL ({reports} sanitizer report(s))" if reports else "FAIL"))
         if xfail:
-            print(f"   XFAIL: a known kernel bug (stress/known-failures.tsv): {xfail}", flush=True)
+            print(f"   XFAIL: a known finding (docs/findings.toml): {xfail}", flush=True)
         if not ok:
             failed += not xfail
             os.makedirs(outdir, exist_ok=True)

@@ -1,0 +1,136 @@
+"""The findings table (docs/findings.toml): one entry per root cause.
+
+Everything that knows about known kernel failures reads it through here:
+scripts/ksim-xfail (CTest), the fuzz smoke triage (fuzz.py), `ksim stress`
+(stress.py) and `ksim report` (report.py).  load() checks the schema and
+fails with one line naming the entry and the field.
+"""
+import os
+import sys
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TABLE = os.path.join(ROOT, "docs", "findings.toml")
+
+TREES = ("6.1", "6.12", "7.2", "7.3")
+STATUSES = ("present", "gone", "n/a", "unseen")
+KINDS = {"bug": "kernel bug", "backport": "fixed upstream, missing in the trees marked present",
+         "test": "not a kernel bug (test code)"}
+COMPONENTS = ("maple", "mm-sim", "bpf")
+CONTEXTS = ("maple", "mm-sim", "qptrie", "fuzz", "stress")
+REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
+            "summary", "xfail")
+OPTIONAL = ("fix", "kernel_test", "patch", "patch_verified")
+XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
+
+
+class TableError(Exception):
+    pass
+
+
+def tree_of(kver):
+    """The supported tree a kernel version belongs to ("6.12.117" -> "6.12"), or None."""
+    for t in sorted(TREES, key=len, reverse=True):
+        if kver == t or kver.startswith(t + "."):
+            return t
+    return None
+
+
+def _check(f, i, ids):
+    where = f"{TABLE}: finding {i + 1} ({f.get('id', '?')})"
+    for k in REQUIRED:
+        if k not in f:
+            raise TableError(f"{where}: missing '{k}'")
+    for k in f:
+        if k not in REQUIRED and k not in OPTIONAL:
+            raise TableError(f"{where}: unknown field '{k}'")
+    if f["id"] in ids:
+        raise TableError(f"{where}: duplicate id")
+    if f["kind"] not in KINDS:
+        raise TableError(f"{where}: kind '{f['kind']}' (one of {', '.join(KINDS)})")
+    if f["component"] not in COMPONENTS:
+        raise TableError(f"{where}: component '{f['component']}' (one of {', '.join(COMPONENTS)})")
+    if sorted(f["status"]) != sorted(TREES):
+        raise TableError(f"{where}: status must name every tree ({', '.join(TREES)})")
+    for t, s in f["status"].items():
+        if s not in STATUSES:
+            raise TableError(f"{where}: status {t} = '{s}' (one of {', '.join(STATUSES)})")
+    if f.get("patch") and not f.get("patch_verified"):
+        raise TableError(f"{where}: a patch needs 'patch_verified' (the ksim repro --ab run that shows it)")
+    if f.get("patch") and not os.path.exists(os.path.join(ROOT, f["patch"])):
+        raise TableError(f"{where}: patch {f['patch']} does not exist")
+    present = [t for t in TREES if f["status"][t] == "present"]
+    if f["kind"] in ("bug", "backport") and present and f["status"].get(TREES[-1]) == "gone" \
+            and not f.get("fix"):
+        raise TableError(f"{where}: gone on {TREES[-1]}: say what fixed it ('fix')")
+    for j, x in enumerate(f["xfail"]):
+        xw = f"{where}: xfail {j + 1}"
+        if set(x) - XFAIL_KEYS:
+            raise TableError(f"{xw}: unknown key(s) {', '.join(sorted(set(x) - XFAIL_KEYS))}")
+        for k in ("in", "part", "match"):
+            if not x.get(k):
+                raise TableError(f"{xw}: missing '{k}'")
+        if x["in"] not in CONTEXTS:
+            raise TableError(f"{xw}: in = '{x['in']}' (one of {', '.join(CONTEXTS)})")
+        trees = x.get("trees", present)
+        # A timing-dependent signature may cover trees where it was never seen.
+        allowed = present + ([t for t in TREES if f["status"][t] == "unseen"]
+                             if x.get("sometimes") else [])
+        for t in trees:
+            if t not in allowed:
+                raise TableError(f"{xw}: tree {t} is '{f['status'][t]}', not present")
+
+
+_cache = None
+
+
+def load():
+    """The findings, schema-checked (TableError on a bad table)."""
+    global _cache
+    if _cache is None:
+        try:
+            with open(TABLE, "rb") as fp:
+                data = tomllib.load(fp)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise TableError(f"{TABLE}: {e}")
+        found = data.get("finding", [])
+        ids = set()
+        for i, f in enumerate(found):
+            _check(f, i, ids)
+            ids.add(f["id"])
+        _cache = found
+    return _cache
+
+
+def load_or_exit():
+    try:
+        return load()
+    except TableError as e:
+        sys.exit(f"ksim: {e}")
+
+
+def by_id(fid):
+    for f in load_or_exit():
+        if f["id"] == fid:
+            return f
+    return None
+
+
+def xfails(context, kver):
+    """The known failures of one table ("maple", "fuzz", ...) on kernel kver:
+    dicts with part, match (list of substrings), sometimes, why, id."""
+    tree = tree_of(kver)
+    out = []
+    if tree is None:
+        return out
+    for f in load_or_exit():
+        present = [t for t in TREES if f["status"][t] == "present"]
+        for x in f["xfail"]:
+            if x["in"] != context or tree not in x.get("trees", present):
+                continue
+            why = f"{f['id']}: {f['subject']}"
+            if x.get("note"):
+                why += f" ({x['note']})"
+            out.append({"part": x["part"], "match": x["match"].split(" && "), "raw": x["match"],
+                        "sometimes": bool(x.get("sometimes")), "why": why, "id": f["id"]})
+    return out

@@ -1,0 +1,398 @@
+"""ksim report: the findings table (docs/findings.toml) and a report per finding.
+
+  ksim report --list                  the table: id, kind, status per tree, subject
+  ksim report ID [--tree T]           run ID's reproducer on tree T (default: the
+                                      newest tree where it is present and built),
+                                      print the report, write ksim-out/report/ID.txt
+  ksim report --verify [--tree T...]  run every reproducer on each tree with a build
+                                      and compare with the table's status
+
+A tree's build is the one `make` gives it (build/default for the default
+kernel, build/default-<tree> otherwise; `--build DIR` for one tree).  Exit
+status: 0, 1 (--verify: a disagreement), 2 (bad id or option).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+from ksimlib import findings
+
+ROOT = findings.ROOT
+OUT = os.path.join(ROOT, "ksim-out", "report")
+
+
+def default_tree():
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"), "--default"],
+                       stdout=subprocess.PIPE, text=True)
+    return findings.tree_of(r.stdout.strip()) or findings.TREES[-1]
+
+
+def build_dir(tree, preset="default"):
+    tag = "" if tree == default_tree() else f"-{tree}"
+    return os.path.join(ROOT, "build", preset + tag)
+
+
+def cache_value(build, key):
+    try:
+        text = open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8").read()
+    except OSError:
+        return None
+    m = re.search(rf"^{key}(?::[A-Z]+)?=(.*)$", text, re.M)
+    return m.group(1) if m else None
+
+
+def tree_info(build):
+    """(kernel version, KSRC) of a configured build, or (None, None)."""
+    return cache_value(build, "KSIM_KVERSION_RESOLVED"), cache_value(build, "KSIM_KSRC_RESOLVED")
+
+
+# ---------------------------------------------------------------- the table
+
+def cmd_list(fs):
+    trees = findings.TREES
+    short = {"present": "present", "gone": "gone", "n/a": "n/a", "unseen": "unseen"}
+    w = max(len(f["id"]) for f in fs)
+    print(f"{'id':<{w}}  {'kind':<8}  " + "  ".join(f"{t:<7}" for t in trees) + "  subject")
+    for f in fs:
+        print(f"{f['id']:<{w}}  {f['kind']:<8}  "
+              + "  ".join(f"{short[f['status'][t]]:<7}" for t in trees) + f"  {f['subject']}")
+    print(f"\n{len(fs)} findings; kinds: " + "; ".join(f"{k} = {v}" for k, v in findings.KINDS.items()))
+    print("status: present = the reproducer fails on that tree, gone = it passes, n/a = it does "
+          "not reach that code there, unseen = timing-dependent, never observed there")
+    return 0
+
+
+# ---------------------------------------------------------- running a test
+
+def test_command(build, name):
+    """(argv, cwd) of CTest test NAME in BUILD, without the ksim-xfail wrapper."""
+    r = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1", "-R", f"^{re.escape(name)}$"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if r.returncode:
+        return None, None
+    tests = json.loads(r.stdout).get("tests", [])
+    if not tests:
+        return None, None
+    t = tests[0]
+    cmd = t["command"]
+    if any(c.endswith("ksim-xfail") for c in cmd) and "--" in cmd:
+        cmd = cmd[cmd.index("--") + 1:]
+    cwd = next((p["value"] for p in t.get("properties", []) if p["name"] == "WORKING_DIRECTORY"), None)
+    return cmd, cwd
+
+
+_runs = {}
+
+
+def run_test(build, name, timeout=600):
+    """(returncode, output, argv) of one run of CTest test NAME (once per build and test)."""
+    if (build, name) not in _runs:
+        _runs[(build, name)] = _run_test(build, name, timeout)
+    return _runs[(build, name)]
+
+
+def _run_test(build, name, timeout):
+    cmd, cwd = test_command(build, name)
+    if cmd is None:
+        return None, None, None
+    try:
+        r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", timeout=timeout)
+        return r.returncode, r.stdout, cmd
+    except subprocess.TimeoutExpired as e:
+        return -1, (e.stdout or "") + "\n(timed out)\n", cmd
+
+
+FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (\S+) (\S+?):(\d+)")
+
+
+def trim(output, ksrc):
+    """The failure: problem lines and stack frames in kernel files (and the
+    reproducer's own frames), paths relative to the tree or to ksim."""
+    keep, ours = [], 0
+    for line in output.splitlines():
+        if line.startswith(("TAP version", "1..", "ok ", "# ", "    ---", "    ...")):
+            continue
+        m = FRAME.match(line)
+        if m:
+            path = m.group(2)
+            if ksrc and path.startswith(ksrc.rstrip("/") + "/"):
+                keep.append(f"    {m.group(1)} {path[len(ksrc.rstrip('/')) + 1:]}:{m.group(3)}")
+            elif path.startswith(ROOT + "/") and not re.search(r"/(shim|fuzz/lib)/", path) \
+                    and ours < 2:
+                ours += 1
+                keep.append(f"    {m.group(1)} ksim/{path[len(ROOT) + 1:]}:{m.group(3)} (reproducer)")
+            continue
+        if re.match(r"^\s*#\d+ 0x", line) or not line.strip():
+            continue
+        if ksrc:
+            line = line.replace(ksrc.rstrip("/") + "/", "")
+        keep.append(line.replace(ROOT + "/", "ksim/"))
+    return keep[:60]
+
+
+# ------------------------------------------------------------- source text
+
+def c_function(path, name):
+    """The text of C function NAME in PATH (from its comment/signature to the closing brace)."""
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None, None
+    start = None
+    for i, l in enumerate(lines):
+        if re.match(rf"^(KSIM_TEST(_FLAGS)?\({re.escape(name)}\b|.*\b{re.escape(name)}\s*\()", l) \
+                and not l.rstrip().endswith(";") and not l.startswith((" ", "\t", "#", "/", "*")):
+            start = i
+            break
+    if start is None:
+        return None, None
+    head = start
+    while head > 0 and (lines[head - 1].startswith((" *", "/*", "static", "noinline")) or
+                        lines[head - 1].strip() == "*/"):
+        head -= 1
+    depth, seen = 0, False
+    for j in range(start, len(lines)):
+        depth += lines[j].count("{") - lines[j].count("}")
+        seen = seen or "{" in lines[j]
+        if seen and depth == 0:
+            return "\n".join(lines[head:j + 1]), start + 1
+    return None, None
+
+
+def definition_line(ksrc, relpath, func):
+    """file:line of FUNC's definition in the tree (the line that names it at column 0 or after a type)."""
+    path = os.path.join(ksrc, relpath)
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None
+    pat = re.compile(rf"^[a-z_][^;=(]*\b{re.escape(func)}\(")
+    for i, l in enumerate(lines):
+        if pat.match(l) and not l.rstrip().endswith(";"):
+            return f"{relpath}:{i + 1}"
+    return None
+
+
+def where_lines(f, ksrc):
+    """Definitions (file:line in this tree) of the functions the 'where' field names."""
+    out = []
+    if not ksrc:
+        return out
+    for part in re.split(r";\s*", f["where"]):
+        m = re.match(r"([\w./-]+\.c)\b", part)
+        if not m:
+            continue
+        rel = m.group(1)
+        for fn in dict.fromkeys(re.findall(r"(\w+)\(\)", part)):
+            loc = definition_line(ksrc, rel, fn)
+            if loc:
+                out.append(f"{fn}() at {loc}")
+    return out
+
+
+def reproducer_source(f):
+    """(path, text) of the reproducer when it is one of our regression files:
+    the whole file is the self-contained program."""
+    m = re.match(r"regression/(\w[\w-]*)/(\w+)$", f["reproducer"])
+    if m:
+        import glob
+        for src in sorted(glob.glob(os.path.join(ROOT, m.group(1), "regression", "*.c"))):
+            text, _ = c_function(src, m.group(2))
+            if text:
+                return os.path.relpath(src, ROOT), open(src, encoding="utf-8").read().rstrip()
+    return None, None
+
+
+def kernel_style(f):
+    if not f.get("kernel_test"):
+        return None, None
+    rel, fn = f["kernel_test"].split(":")
+    text, _ = c_function(os.path.join(ROOT, rel), fn)
+    return rel, text
+
+
+# ---------------------------------------------------------------- a report
+
+def pick_tree(f, want):
+    if want:
+        return want
+    present = [t for t in findings.TREES if f["status"][t] == "present"]
+    built = [t for t in reversed(present) if os.path.exists(os.path.join(build_dir(t), "CTestTestfile.cmake"))]
+    if built:
+        return built[0]
+    return present[-1] if present else default_tree()
+
+
+def cmd_report(f, args):
+    tree = pick_tree(f, args.tree)
+    build = args.build or build_dir(tree)
+    kver, ksrc = tree_info(build)
+    w = textwrap.TextWrapper(width=76)
+    out = [f"Subject: {f['subject']}", ""]
+    out.append(f"Kind: {findings.KINDS[f['kind']]} ({f['id']})")
+    out.append("Trees (each established by running the reproducer, `scripts/ksim report --verify`):")
+    for t in findings.TREES:
+        out.append(f"  {t:<5} {f['status'][t]}")
+    if f.get("fix"):
+        out.append("Fix: " + f["fix"])
+    out += ["", *w.fill(" ".join(f["summary"].split())).splitlines(), ""]
+    out.append("Where: " + f["where"])
+    locs = where_lines(f, ksrc)
+    if locs:
+        out.append(f"Suspected cause, in {kver or tree}:")
+        out += [f"  {l}" for l in locs]
+    out += ["", "Reach:", *["  " + l for l in w.fill(f["reach"]).splitlines()], ""]
+
+    label = f"{kver or tree}"
+    if not os.path.exists(os.path.join(build, "CTestTestfile.cmake")):
+        out.append(f"What happens: not run (no build in {os.path.relpath(build, ROOT)}; "
+                   f"`KVER={tree} make build` makes one)")
+    elif args.no_run:
+        out.append("What happens: not run (--no-run)")
+    else:
+        rc, output, cmd = run_test(build, f["reproducer"])
+        if rc is None:
+            out.append(f"What happens: {f['reproducer']} is not a test of {os.path.relpath(build, ROOT)}")
+        else:
+            verdict = "fails" if rc else "passes (this run)"
+            out.append(f"What happens on {label} ({f['reproducer']} {verdict}):")
+            out += ["  " + l for l in trim(output, ksrc)] or ["  (no output)"]
+            out.append("")
+            out.append("Run it:")
+            out.append("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
+    out.append(f"  ctest --test-dir {os.path.relpath(build, ROOT)} -R '^{f['reproducer']}$' -V")
+    src, text = reproducer_source(f)
+    if text:
+        out += ["", f"Reproducer ({src}, built against ksim by `make build`"
+                f"{'' if tree == default_tree() else f' with KVER={tree}'}):", "", text]
+    elif f["reproducer"].startswith("fuzz-known/"):
+        inp = f["reproducer"][len("fuzz-known/"):]
+        out += ["", f"Reproducer: the fuzz input fuzz/known/{inp}; its decoded operations "
+                f"(`{os.path.relpath(build, ROOT)}/fuzz/fuzz_{inp.split('/')[0]}_replay -v "
+                f"fuzz/known/{inp}`):"]
+        rbin = os.path.join(build, "fuzz", f"fuzz_{inp.split('/')[0]}_replay")
+        if os.path.exists(rbin):
+            r = subprocess.run([rbin, "-v", "-q", os.path.join("fuzz", "known", inp)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+            ops, on = [], False
+            for l in r.stdout.splitlines():
+                if l.startswith("# fuzz/known/"):
+                    on = True
+                elif on and (l.startswith(("ksim", "==", "/", "ok ", "not ok")) or "runtime error" in l):
+                    break
+                elif on and not re.match(r"^\s*#\d+ 0x", l):
+                    ops.append(l)
+            out += ["  " + l for l in ops[:40]] + (["  ..."] if len(ops) > 40 else [])
+    if f.get("patch"):
+        msg = open(os.path.join(ROOT, f["patch"]), encoding="utf-8").read()
+        out += ["", f"Candidate fix ({f['patch']}; ours, not upstream):", ""]
+        out += ["  " + l for l in msg.split("\n---\n", 1)[0].splitlines() if not l.startswith("From:")]
+        out += [""] + ["  " + l for l in w.fill("Verified: " + " ".join(f["patch_verified"].split())).splitlines()]
+    rel, ktext = kernel_style(f)
+    if ktext:
+        out += ["", f"The same as a kernel-style test ({rel}, compiled and run by ksim "
+                "in the lib/test_maple_tree.c environment):", "", ktext]
+    out.append("")
+    text = "\n".join(out)
+    os.makedirs(OUT, exist_ok=True)
+    path = os.path.join(OUT, f"{f['id']}.txt")
+    open(path, "w").write(text)
+    print(text)
+    print(f"(written to {os.path.relpath(path, ROOT)})", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------ verify
+
+def signature_of(f, output):
+    """The finding's signature this output shows, or None."""
+    for x in f["xfail"]:
+        parts = x["match"][len("trace:"):] if x["match"].startswith("trace:") else x["match"]
+        if all(p in output for p in parts.split(" && ")):
+            return x["match"]
+    return None
+
+
+def cmd_verify(fs, trees, args):
+    """Run each finding's reproducer on each tree that has a build; compare."""
+    bad = 0
+    rows = []
+    for t in trees:
+        build = args.build or build_dir(t)
+        if not os.path.exists(os.path.join(build, "CTestTestfile.cmake")):
+            print(f"ksim report: {t}: no build in {os.path.relpath(build, ROOT)} (`KVER={t} make build`), skipped",
+                  flush=True)
+            continue
+        r = subprocess.run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            print(f"ksim report: {t}: build failed in {os.path.relpath(build, ROOT)}")
+            bad += 1
+            continue
+        kver, _ = tree_info(build)
+        for f in fs:
+            want = f["status"][t]
+            sometimes = bool(f["xfail"]) and all(x.get("sometimes") for x in f["xfail"])
+            if f["reproducer"].startswith("stress/"):
+                got = "timing"
+            else:
+                rc, output, _ = run_test(build, f["reproducer"])
+                if rc is None:
+                    got = "not built"
+                elif rc == 0:
+                    got = "timing" if sometimes and want != "gone" else "gone"
+                elif signature_of(f, output):
+                    got = "present"
+                else:
+                    got = "fails differently"
+            ok = (got == want or got == "timing" or (want in ("n/a", "unseen") and got == "gone")
+                  or (want == "n/a" and got == "not built"))
+            bad += not ok
+            rows.append((f["id"], t, kver or t, want, got, ok))
+            print(f"  {t:<5} {f['id']:<36} table {want:<8} run {got:<9} {'ok' if ok else 'DISAGREES'}",
+                  flush=True)
+    print(f"\nksim report --verify: {len(rows)} checks, {bad} disagreement(s)"
+          + ("" if not bad else ": fix docs/findings.toml or the reproducer"))
+    print("('timing': the reproducer is a stress run, or a timing-dependent one that passed this run;"
+          " 'fails differently': it fails without any of the finding's signatures)")
+    return 1 if bad else 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="ksim report", description=__doc__.splitlines()[0])
+    ap.add_argument("id", nargs="?")
+    ap.add_argument("--list", action="store_true", help="print the findings table")
+    ap.add_argument("--verify", action="store_true", help="run every reproducer on each built tree")
+    ap.add_argument("--tree", help=f"kernel tree ({', '.join(findings.TREES)})")
+    ap.add_argument("--build", help="use this build directory")
+    ap.add_argument("--no-run", action="store_true", help="do not run the reproducer")
+    args = ap.parse_args(argv)
+    try:
+        fs = findings.load()
+    except findings.TableError as e:
+        print(f"ksim report: {e}", file=sys.stderr)
+        return 2
+    if args.tree and args.tree not in findings.TREES:
+        print(f"ksim report: unknown tree '{args.tree}' (one of {', '.join(findings.TREES)})", file=sys.stderr)
+        return 2
+    if args.list:
+        return cmd_list(fs)
+    if args.verify:
+        chosen = [f for f in fs if not args.id or f["id"] == args.id]
+        if not chosen:
+            print(f"ksim report: no finding '{args.id}' (`scripts/ksim report --list`)", file=sys.stderr)
+            return 2
+        return cmd_verify(chosen, [args.tree] if args.tree else list(findings.TREES), args)
+    if not args.id:
+        print("ksim report: give a finding id, --list or --verify", file=sys.stderr)
+        return 2
+    f = findings.by_id(args.id)
+    if not f:
+        print(f"ksim report: no finding '{args.id}' (`scripts/ksim report --list`)", file=sys.stderr)
+        return 2
+    return cmd_report(f, args)

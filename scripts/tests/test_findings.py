@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The findings table (docs/findings.toml) and `ksim report`, without running
+any kernel code: the table passes its schema, each entry's reproducer and
+kernel-style check exist in the sources, the report commands work, bad
+input gets one line and exit 2, and the schema check refuses broken entries."""
+import copy
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from ksimlib import findings, report  # noqa: E402
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(f"{'ok' if cond else 'not ok'} - {what}")
+    failures += not cond
+
+
+def ksim(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim"), "report", *args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+fs = findings.load()
+check(len(fs) > 10, f"table loads: {len(fs)} findings")
+
+for f in fs:
+    m = re.match(r"regression/([\w-]+)/(\w+)$", f["reproducer"])
+    if m:
+        src, _ = report.reproducer_source(f)
+        check(src is not None, f"{f['id']}: reproducer {f['reproducer']} is a KSIM_TEST in {m.group(1)}/regression/")
+    m = re.match(r"fuzz-known/(\w+)/(.+)$", f["reproducer"])
+    if m:
+        check(os.path.exists(os.path.join(ROOT, "fuzz", "known", m.group(1), m.group(2))),
+              f"{f['id']}: reproducer input fuzz/known/{m.group(1)}/{m.group(2)} exists")
+    if f.get("kernel_test"):
+        rel, text = report.kernel_style(f)
+        check(text is not None, f"{f['id']}: kernel-style check {f['kernel_test']} exists")
+    for x in f["xfail"]:
+        if x["in"] == "fuzz" and not x["match"].startswith("trace:"):
+            target, name = x["part"].split("/", 1)
+            check(os.path.exists(os.path.join(ROOT, "fuzz", "known", target, name))
+                  or name.endswith("-family-6.1"),
+                  f"{f['id']}: fuzz input {x['part']} exists")
+
+r = ksim("--list")
+check(r.returncode == 0 and all(f["id"] in r.stdout for f in fs), "report --list names every finding")
+r = ksim(fs[0]["id"], "--no-run", "--build", "/nonexistent")
+check(r.returncode == 0 and r.stdout.startswith("Subject: "), "report ID --no-run prints a report")
+r = ksim("no-such-finding")
+check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "bad id: one line, exit 2")
+r = ksim("--tree", "5.4", "--verify")
+check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "bad tree: one line, exit 2")
+
+# The schema check refuses what would silently mask or miss a failure.
+good = copy.deepcopy(fs[0])
+
+
+def refused(mutate, what):
+    f = copy.deepcopy(good)
+    mutate(f)
+    try:
+        findings._check(f, 0, set())
+        check(False, f"schema refuses {what}")
+    except findings.TableError as e:
+        check(str(e).count("\n") == 0, f"schema refuses {what}: {str(e).split(': ', 2)[-1]}")
+
+
+refused(lambda f: f.pop("status"), "a missing field")
+refused(lambda f: f["status"].pop("7.3"), "a status that leaves out a tree")
+refused(lambda f: f["status"].update({"6.1": "fixed"}), "an unknown status")
+refused(lambda f: f.update(kind="maybe"), "an unknown kind")
+refused(lambda f: f["xfail"].append({"in": "nowhere", "part": "x", "match": "y"}), "an unknown table")
+refused(lambda f: (f["status"].update({"6.1": "gone"}),
+                   f["xfail"].append({"in": "fuzz", "part": "x", "match": "y", "trees": ["6.1"]})),
+        "a signature on a tree where the finding is gone")
+check(findings.tree_of("6.12.117") == "6.12" and findings.tree_of("6.1.192") == "6.1"
+      and findings.tree_of("7.30.1") is None, "kernel versions map to trees by prefix")
+
+print(f"# {failures} failure(s)")
+sys.exit(1 if failures else 0)
