@@ -196,15 +196,24 @@ def where_lines(f, ksrc):
 
 
 def reproducer_source(f):
-    """(path, text) of the reproducer when it is one of our regression files:
-    the whole file is the self-contained program."""
-    m = re.match(r"regression/(\w[\w-]*)/(\w+)$", f["reproducer"])
-    if m:
-        import glob
-        for src in sorted(glob.glob(os.path.join(ROOT, m.group(1), "regression", "*.c"))):
-            text, _ = c_function(src, m.group(2))
-            if text:
-                return os.path.relpath(src, ROOT), open(src, encoding="utf-8").read().rstrip()
+    """(path, text) of the reproducer when it is our C test: a regression file
+    whole (it is the self-contained program), else the test's function."""
+    import glob
+    m = re.match(r"(?:regression/)?([\w-]+)/(\w+)$", f["reproducer"])
+    if not m:
+        return None, None
+    comp, name = m.groups()
+    comp = {"maple-suite": None}.get(comp, comp)
+    if comp is None:
+        return None, None
+    for src in sorted(glob.glob(os.path.join(ROOT, comp, "regression", "*.c"))):
+        text, _ = c_function(src, name)
+        if text:
+            return os.path.relpath(src, ROOT), open(src, encoding="utf-8").read().rstrip()
+    for src in sorted(glob.glob(os.path.join(ROOT, comp, "*.c"))):
+        text, _ = c_function(src, name)
+        if text and f"KSIM_TEST({name})" in text:
+            return os.path.relpath(src, ROOT), text
     return None, None
 
 
@@ -263,13 +272,17 @@ def cmd_report(f, args):
             out.append(f"What happens on {label} ({f['reproducer']} {verdict}):")
             out += ["  " + l for l in trim(output, ksrc)] or ["  (no output)"]
             out.append("")
-            out.append("Run it:")
-            out.append("  " + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
+            kv = "" if tree == default_tree() else f"KVER={tree} "
+            out.append("Build and run it (from the ksim checkout):")
+            out.append(f"  {kv}make build && "
+                       + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
     out.append(f"  ctest --test-dir {os.path.relpath(build, ROOT)} -R '^{f['reproducer']}$' -V")
     src, text = reproducer_source(f)
-    if text:
-        out += ["", f"Reproducer ({src}, built against ksim by `make build`"
-                f"{'' if tree == default_tree() else f' with KVER={tree}'}):", "", text]
+    if text and src.split("/")[1:2] == ["regression"]:
+        out += ["", f"Reproducer ({src}, a self-contained program against ksim's shim and the "
+                "tree's own source):", "", text]
+    elif text:
+        out += ["", f"Reproducer (the test in {src}):", "", text]
     elif f["reproducer"].startswith("fuzz-known/"):
         inp = f["reproducer"][len("fuzz-known/"):]
         out += ["", f"Reproducer: the fuzz input fuzz/known/{inp}; its decoded operations "

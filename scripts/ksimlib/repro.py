@@ -565,6 +565,18 @@ def cell(state, name):
     return "pass" if state.tests[name][0] else "FAIL"
 
 
+def shown(state, name):
+    """cell() for the table: a pass that is a known finding's XFAIL, and a
+    failure that is its XPASS (the finding stopped failing), say so."""
+    c = cell(state, name)
+    out = state.tests[name][1] if c in ("pass", "FAIL") else ""
+    if c == "pass" and "ksim: XFAIL:" in out:
+        return "xfail"
+    if c == "FAIL" and "ksim: XPASS:" in out:
+        return "XPASS"
+    return c
+
+
 def report(args, patches, suites, states, ksrc, kver, workdir, build):
     names = sorted({n for s in states for n in s.tests})
     measured = [s for s in states if s is not None]
@@ -573,7 +585,7 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
     for n in empty:
         print(f"suite {n}: no tests for this suite in this checkout")
     head = ["test"] + [("base" if s.k == 0 else f"+{s.k}") for s in measured]
-    rows = [[n] + [cell(s, n) for s in measured] for n in names]
+    rows = [[n] + [shown(s, n) for s in measured] for n in names]
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for r in [head] + rows:
         print("  " + "  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
