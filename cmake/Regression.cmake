@@ -22,9 +22,9 @@ function(ksim_regression_tests component)
   foreach(_src ${_srcs})
     # Test names come from the file: re-read them whenever it changes.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_src})
-    file(STRINGS ${_src} _decls REGEX "^KSIM_TEST(_FLAGS)?\\([a-z0-9_]+")
+    file(STRINGS ${_src} _decls REGEX "^KSIM_TEST\\([a-z0-9_]+")
     foreach(_decl ${_decls})
-      string(REGEX REPLACE "^KSIM_TEST(_FLAGS)?\\(([a-z0-9_]+).*" "\\2" _name "${_decl}")
+      string(REGEX REPLACE "^KSIM_TEST\\(([a-z0-9_]+).*" "\\1" _name "${_decl}")
       set(_cmd python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${component} ${KSIM_KVERSION}
         ${_name} -- $<TARGET_FILE:${_bin}> -t ${_name})
       add_test(NAME regression/${component}/${_name} COMMAND ${_cmd})

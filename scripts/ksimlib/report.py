@@ -145,7 +145,7 @@ def c_function(path, name):
         return None, None
     start = None
     for i, l in enumerate(lines):
-        if re.match(rf"^(KSIM_TEST(_FLAGS)?\({re.escape(name)}\b|.*\b{re.escape(name)}\s*\()", l) \
+        if re.match(rf"^(KSIM_TEST\({re.escape(name)}\b|.*\b{re.escape(name)}\s*\()", l) \
                 and not l.rstrip().endswith(";") and not l.startswith((" ", "\t", "#", "/", "*")):
             start = i
             break

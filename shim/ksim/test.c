@@ -30,8 +30,6 @@ static uint64_t test_seed;
 static const char *prog;
 
 void (*ksim_test_setup_hook)(void);
-void (*ksim_test_teardown_hook)(void);
-const char *ksim_test_usage_extra;
 void (*ksim_test_summary_hook)(void);
 
 void ksim_test_register(const struct ksim_test *t)
@@ -87,22 +85,21 @@ static double now(void)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [--list] [-t NAME]... [--seed N] [--fault SPEC] [--all] [-v|-q]\n"
+		"usage: %s [--list] [-t NAME]... [--seed N] [--fault SPEC] [-v|-q]\n"
 		"  -l, --list        list the tests\n"
 		"  -t, --test NAME   run only NAME (shell glob; repeatable)\n"
 		"  -s, --seed N      seed for this run (default: random, printed)\n"
 		"  -f, --fault SPEC  fault injection for every test, e.g. p=0.01 or nth=5\n"
 		"                    (keys: nth, p, times, seed, sites, nowait; also KSIM_FAULT)\n"
-		"  -a, --all         include tests marked slow\n"
 		"  -v, --verbose     more output; -q, --quiet less\n"
-		"environment: KSIM_SEED, KSIM_FAULT, KSIM_VERBOSE, KSIM_LOGLEVEL\n%s",
-		prog, ksim_test_usage_extra ? ksim_test_usage_extra : "");
+		"environment: KSIM_SEED, KSIM_FAULT, KSIM_VERBOSE, KSIM_LOGLEVEL\n",
+		prog);
 }
 
-static bool selected(const struct ksim_test *t, char **names, int nr_names, bool all)
+static bool selected(const struct ksim_test *t, char **names, int nr_names)
 {
 	if (!nr_names)
-		return all || !(t->flags & KSIM_TEST_SLOW);
+		return true;
 	for (int i = 0; i < nr_names; i++)
 		if (!fnmatch(names[i], t->name, 0))
 			return true;
@@ -133,8 +130,6 @@ static bool run_one(const struct ksim_test *t, int idx, const struct ksim_fault_
 
 	t->fn();
 
-	if (ksim_test_teardown_hook)
-		ksim_test_teardown_hook();
 	ksim_fault_suspend();
 	rcu_barrier();
 	if (task->rcu_urcu_nesting) {
@@ -152,8 +147,7 @@ static bool run_one(const struct ksim_test *t, int idx, const struct ksim_fault_
 			     t->name, task->preempt_count, task->irqs_off, task->softirq_count);
 		task->preempt_count = task->irqs_off = task->softirq_count = 0;
 	}
-	if (!(t->flags & KSIM_TEST_NO_LEAK_CHECK))
-		ksim_slab_leak_check(stderr);
+	ksim_slab_leak_check(stderr);
 	ksim_fault_resume();
 	ksim_fault_reset();
 
@@ -217,7 +211,6 @@ int ksim_test_main(int argc, char **argv)
 		{ "test", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "fault", required_argument, NULL, 'f' },
-		{ "all", no_argument, NULL, 'a' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -227,11 +220,11 @@ int ksim_test_main(int argc, char **argv)
 	const char *fault_spec = NULL;
 	static char *names[MAX_TESTS];
 	int nr_names = 0, c, idx = 0, failed = 0, planned = 0;
-	bool list = false, all = false;
+	bool list = false;
 	char err[160];
 
 	prog = argv[0];
-	while ((c = getopt_long(argc, argv, "lt:s:f:avqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "lt:s:f:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			list = true;
@@ -247,9 +240,6 @@ int ksim_test_main(int argc, char **argv)
 		case 'f':
 			/* Parsed once the seed is final: a spec without seed= takes the run's. */
 			fault_spec = optarg;
-			break;
-		case 'a':
-			all = true;
 			break;
 		case 'v':
 			ksim_verbose++;
@@ -285,12 +275,11 @@ int ksim_test_main(int argc, char **argv)
 	qsort(tests, nr_tests, sizeof(tests[0]), cmp_test);
 	if (list) {
 		for (int i = 0; i < nr_tests; i++)
-			printf("%s%s\n", tests[i]->name,
-			       tests[i]->flags & KSIM_TEST_SLOW ? " (slow)" : "");
+			printf("%s\n", tests[i]->name);
 		return 0;
 	}
 	for (int i = 0; i < nr_tests; i++)
-		planned += selected(tests[i], names, nr_names, all);
+		planned += selected(tests[i], names, nr_names);
 	for (int i = 0; i < nr_names; i++) {
 		bool any = false;
 
@@ -305,7 +294,7 @@ int ksim_test_main(int argc, char **argv)
 	       planned, ksim_seed(), prog, ksim_seed());
 	fflush(stdout);
 	for (int i = 0; i < nr_tests; i++) {
-		if (!selected(tests[i], names, nr_names, all))
+		if (!selected(tests[i], names, nr_names))
 			continue;
 		failed += !run_one(tests[i], ++idx, fault);
 	}

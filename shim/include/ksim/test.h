@@ -26,27 +26,21 @@
 struct ksim_test {
 	const char *name;
 	void (*fn)(void);
-	unsigned int flags;
 	const char *file;
 };
 
-#define KSIM_TEST_NO_LEAK_CHECK	0x1	/* test keeps global state alive on purpose */
-#define KSIM_TEST_SLOW		0x2	/* skipped unless named or --all */
-
 void ksim_test_register(const struct ksim_test *t);
 
-#define __KSIM_TEST(tname, tflags)					\
+#define KSIM_TEST(tname)						\
 	static void ksim_test_fn_##tname(void);				\
 	static const struct ksim_test ksim_test_desc_##tname = {	\
 		.name = #tname, .fn = ksim_test_fn_##tname,		\
-		.flags = (tflags), .file = __FILE__,			\
+		.file = __FILE__,					\
 	};								\
 	__attribute__((constructor)) static void ksim_test_reg_##tname(void) \
 	{ ksim_test_register(&ksim_test_desc_##tname); }		\
 	static void ksim_test_fn_##tname(void)
 
-#define KSIM_TEST(name)			__KSIM_TEST(name, 0)
-#define KSIM_TEST_FLAGS(name, flags)	__KSIM_TEST(name, flags)
 
 /* The running test's PRNG, seeded from the run seed and the test name. */
 struct ksim_rng *ksim_test_rng(void);
@@ -91,11 +85,9 @@ int ksim_test_main(int argc, char **argv);
  */
 int ksim_test_run_in_child(void (*fn)(void *arg), void *arg);
 
-/* Hooks a component may set before ksim_test_main(): per-test setup/teardown. */
+/* Hooks a component may set before ksim_test_main(): per-test setup, and a
+ * summary printed after the run. */
 extern void (*ksim_test_setup_hook)(void);
-extern void (*ksim_test_teardown_hook)(void);
-/* Extra text for --help and a summary callback printed after the run. */
-extern const char *ksim_test_usage_extra;
 extern void (*ksim_test_summary_hook)(void);
 
 /* For tests with helper threads: wait (bounded: 2 s) until *flag is nonzero. */
