@@ -340,9 +340,14 @@ static bool is_percpu(const struct bpf_map *map)
 	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
+/*
+ * Dynptr keys: marked by BPF_F_DYNPTR_KEY (our qp-trie, the series' v1), or
+ * by the key's BTF type (the series' v2: ksim_bpf_map_create() gives such a
+ * map the key type KSIM_BPF_BTF_ID_DYNPTR).
+ */
 static bool is_dynptr(const struct bpf_map *map)
 {
-	return map->map_flags & BPF_F_DYNPTR_KEY;
+	return (map->map_flags & BPF_F_DYNPTR_KEY) || map->btf_key_type_id == KSIM_BPF_BTF_ID_DYNPTR;
 }
 
 u32 ksim_bpf_value_size(const struct bpf_map *map)
@@ -368,6 +373,8 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	attr.map_flags = a->map_flags | v->map_flags;
 	attr.map_extra = a->map_extra;
 	attr.numa_node = a->numa_node;
+	if (v->kind & KSIM_BPF_KIND_DYNPTR_BTF)
+		attr.btf_key_type_id = KSIM_BPF_BTF_ID_DYNPTR;
 
 	/* map_create() */
 	err = -EINVAL;
@@ -392,6 +399,7 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	}
 	map->ops = ops;
 	map->map_type = attr.map_type;
+	map->btf_key_type_id = attr.btf_key_type_id;
 	atomic64_set(&map->refcnt, 1);
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
@@ -629,8 +637,8 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name)
 {
-	for (int i = 0; ksim_bpf_variants[i]; i++)
-		if (!strcmp(ksim_bpf_variants[i]->name, name))
-			return ksim_bpf_variants[i];
+	for (const struct ksim_bpf_variant *v = ksim_bpf_variants; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
 	return NULL;
 }
