@@ -543,16 +543,11 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 	M.v = variants[vb % nr_variants];
 	a.max_entries = (mb & 0x7f) + 1;
 	a.value_size = vsb % 48 + 1;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		M.maxlen = (kb & 0x1f) + 1;
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = M.maxlen;
-	} else if (is(KSIM_BPF_KIND_LPM)) {
-		a.key_size = 4 + (kb & 0xf) + 1;
-	} else {
-		a.key_size = (kb & 0x3f) + 1;
+	M.maxlen = (kb & 0x1f) + 1;
+	ksim_bpf_attr_set_key(&a, M.v, is(KSIM_BPF_KIND_LPM) ? 4 + (kb & 0xf) + 1 : (kb & 0x3f) + 1,
+			      M.maxlen);
+	if (is(KSIM_BPF_KIND_HASH))
 		a.map_flags = BPF_F_ZERO_SEED;
-	}
 	M.ksize = a.key_size;
 	ksim_bpf_mem_set_mode(cfg & 1 ? KSIM_BPF_MEM_CHECKING : KSIM_BPF_MEM_FAITHFUL);
 	KSIM_FUZZ_TRACE("create %s key_size %u value_size %u max_entries %u map_extra %llu%s\n",

@@ -707,12 +707,7 @@ static void setup(void)
 	make_keys();
 	max_entries = is(KSIM_BPF_KIND_LRU) ? NKEYS / 2 : NKEYS * 3 / 4;
 	a.max_entries = max_entries;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = QP_MAXLEN;
-	} else {
-		a.key_size = 8;
-	}
+	ksim_bpf_attr_set_key(&a, V, 8, QP_MAXLEN);
 	map = ksim_bpf_map_create(V, &a, &err);
 	if (!map) {
 		fprintf(stderr, "bpf_stress: creating %s failed: %d\n", V->name, err);

@@ -274,15 +274,8 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	KSIM_ASSERT(ksim_qp_trie_ref_mutant_env());
 	memset(&M, 0, sizeof(M));
 	M.v = v;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		M.maxlen = 6;
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = KMAX;
-	} else if (is(KSIM_BPF_KIND_LPM)) {
-		a.key_size = 8;
-	} else {
-		a.key_size = ksize;
-	}
+	M.maxlen = 6;	/* dynptr keys generated: 1..6 bytes of a map_extra KMAX */
+	ksim_bpf_attr_set_key(&a, v, is(KSIM_BPF_KIND_LPM) ? 8 : ksize, KMAX);
 	M.ksize = a.key_size;
 	a.value_size = vsize;
 	a.max_entries = max;

@@ -162,12 +162,7 @@ static bool run(unsigned long nth)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
 	ksim_bpf_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = KLEN_MAX;
-	} else {
-		a.key_size = 8;
-	}
+	ksim_bpf_attr_set_key(&a, V, 8, KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
 		if (err == -ENOMEM && injected_since(&seen))

@@ -94,6 +94,18 @@ struct ksim_bpf_map_attr {
 	int numa_node;
 };
 
+/* The key shape: @key_size bytes, or for dynptr maps 1..@maxlen bytes (map_extra). */
+static inline void ksim_bpf_attr_set_key(struct ksim_bpf_map_attr *a, const struct ksim_bpf_variant *v,
+					 u32 key_size, u32 maxlen)
+{
+	if (v->kind & KSIM_BPF_KIND_DYNPTR) {
+		a->key_size = sizeof(struct bpf_dynptr);
+		a->map_extra = maxlen;
+	} else {
+		a->key_size = key_size;
+	}
+}
+
 /* map_create(): alloc_check, alloc, then the syscall's initialisation. */
 struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 				    const struct ksim_bpf_map_attr *a, int *err);

@@ -438,6 +438,30 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 	return 0;
 }
 
+/*
+ * map_lookup_elem()/map_update_elem(): the flag checks, then the key.  7.x:
+ * bpf_map_check_op_flags() (lookups take BPF_F_LOCK and BPF_F_CPU, updates
+ * leave the rest to the map); 6.x: BPF_F_LOCK needs a spin lock in the
+ * value, and a lookup takes no other flag.
+ */
+static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void *key,
+			u32 key_len, struct ksim_key *k)
+{
+	int err;
+
+#if KSIM_HAVE_BPF_F_CPU
+	err = bpf_map_check_op_flags(map, flags, update ? ~0ULL : BPF_F_LOCK | BPF_F_CPU);
+	if (err)
+		return err;
+#else
+	if (!update && (flags & ~BPF_F_LOCK))
+		return -EINVAL;
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
+		return -EINVAL;
+#endif
+	return make_key(map, key, key_len, k);
+}
+
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags)
 {
@@ -445,17 +469,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	void *ptr;
 	int err;
 
-#if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, BPF_F_LOCK | BPF_F_CPU);
-	if (err)
-		return err;
-#else
-	if (flags & ~BPF_F_LOCK)
-		return -EINVAL;
-	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
-		return -EINVAL;
-#endif
-	err = make_key(map, key, key_len, &k);
+	err = op_flags_key(map, flags, false, key, key_len, &k);
 	if (err)
 		return err;
 	/* bpf_map_copy_value() */
@@ -530,15 +544,7 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	void *vbuf;
 	int err;
 
-#if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, ~0);
-	if (err)
-		return err;
-#else
-	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
-		return -EINVAL;
-#endif
-	err = make_key(map, key, key_len, &k);
+	err = op_flags_key(map, flags, true, key, key_len, &k);
 	if (err)
 		return err;
 	/* the syscall copies the value into a kernel buffer first */
