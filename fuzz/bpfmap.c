@@ -368,7 +368,7 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 	/*
 	 * 7.x per-CPU hash: BPF_F_CPU (8: CPU 0) writes CPU 0's value only (a
 	 * new element's other CPUs start zeroed); flags 3 is accepted as
-	 * BPF_ANY, a kernel disagreement recorded in qptrie/known-failures.tsv
+	 * BPF_ANY, a kernel disagreement recorded in docs/findings.toml
 	 * (XFAIL of bpf/conformance-percpu), not re-reported here.
 	 */
 	if (is(KSIM_BPF_KIND_PERCPU) && (flags == 3 || flags == BPF_F_CPU)) {
