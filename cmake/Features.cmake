@@ -62,6 +62,10 @@ ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct 
   WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
+ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"
+  WHY "the uapi has BPF_F_DYNPTR_KEY (the posted qp-trie series, v1)")
+ksim_feature(KSIM_HAVE_QP_TRIE_DYNPTR_FLAG FILE kernel/bpf/bpf_qp_trie.c REGEX "BPF_F_DYNPTR_KEY"
+  WHY "the qp-trie series marks dynptr keys with BPF_F_DYNPTR_KEY (v1); without it, by the key's BTF type (v2)")
 
 # RCU
 ksim_feature(KSIM_HAVE_RCU_GUARD FILE include/linux/rcupdate.h

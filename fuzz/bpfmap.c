@@ -7,7 +7,8 @@
  *
  * Input (fuzz/gen_corpus.py speaks it):
  *   [variant][cfg][max_entries][ksize][vsize][fault]   then ops
- *   variant      index into ksim_bpf_variants[] (modulo the number built)
+ *   variant      index into ksim_bpf_variants[] (modulo the number built;
+ *                stand-ins, KSIM_BPF_KIND_STAND_IN, are not indexed)
  *   cfg          bit 0: bpf_mem_alloc checking mode (poison + quarantine)
  *   max_entries  (b & 0x7f) + 1
  *   ksize        hash: (b & 0x3f) + 1 bytes; LPM: (b & 0xf) + 1 data bytes;
@@ -23,13 +24,14 @@
  * its size (hits), >= 0xf0 raw bytes follow (LPM: prefixlen byte first;
  * dynptr: length byte first, may exceed map_extra).
  *
- * Oracles: every return value against the model (update with BPF_ANY /
- * NOEXIST / EXIST / invalid flags, -E2BIG/-ENOSPC when full, LRU eviction
- * only on updates and never of the key just written), every value read
- * (per-CPU: all CPUs' copies), get_next_key from present, missing and
- * malformed keys (hash, LPM: a missing key restarts the walk; qp-trie: the
- * ordered successor), full walks (every key exactly once, ordered for
- * qp-tries) and walks that delete as they go.  -ENOMEM only with an
+ * Oracles: every return value against the maps' one model (qptrie/model.h:
+ * update with BPF_ANY / NOEXIST / EXIST / invalid flags, -E2BIG/-ENOSPC when
+ * full, LRU eviction only on updates and never of the key just written),
+ * every value read (per-CPU: all CPUs' copies), get_next_key from present,
+ * missing and malformed keys by the variant's contract (hash: no order, a
+ * missing key restarts; LPM: postorder, a missing key restarts; our
+ * qp-trie: the byte-order successor of any key), full walks (every key
+ * exactly once, in order where promised) and walks that delete as they go.  -ENOMEM only with an
  * injected failure, and then the key's state is unchanged; a command in
  * which a lock failed may return only what ksim_bpf_lock_error_ok() allows,
  * again with the key unchanged, and on 6.1/6.12 every nested program must
@@ -48,13 +50,14 @@
 #include <ksim/bpf_mem.h>
 #include <ksim/fault.h>
 #include <ksim/fuzz.h>
+#include <qptrie/model.h>
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_OPS		256
-#define KMAX		68			/* LPM: 4 + 16; hash: 64; dynptr: 32 */
-#define VMAX		(48 * KSIM_NR_CPUS)
+#define KMAX		KSIM_BPF_MODEL_KMAX	/* LPM: 4 + 16; hash: 64; dynptr: 32 */
+#define VMAX		KSIM_BPF_MODEL_VMAX
 #define NMAX		132			/* max_entries 128 (+ LRU rounding) */
 
 enum {
@@ -75,12 +78,6 @@ static const char *const op_names[OP_NR] = {
 	"walk_delete", "fill", "barrier",
 };
 
-struct ment {
-	u8 key[KMAX];
-	u32 klen;
-	u8 val[VMAX];
-};
-
 static struct {
 	const struct ksim_bpf_variant *v;
 	struct bpf_map *map;
@@ -88,7 +85,6 @@ static struct {
 	u32 maxlen;		/* dynptr: map_extra */
 	u32 vsize;		/* bytes the driver copies (per-CPU: all CPUs) */
 	u32 max;		/* map->max_entries after creation */
-	u32 n;
 	unsigned long next_val;
 	/*
 	 * An allocation failed on purpose earlier in this input.  bpf_mem_alloc
@@ -98,9 +94,15 @@ static struct {
 	 * one op late.
 	 */
 	bool failed_before;
-	struct ment e[NMAX];
+	struct ksim_bpf_model m;	/* kept last: its memory is reused */
 } M;
 
+/* The model's entries (the order ops pick them by: appended, deleted by swap with the last). */
+#define MN	(M.m.n)
+#define ME	(M.m.e)
+
+/* The variants inputs index: all but the stand-ins. */
+static const struct ksim_bpf_variant *variants[16];
 static int nr_variants;
 
 static bool is(unsigned int kind)
@@ -110,90 +112,14 @@ static bool is(unsigned int kind)
 
 /* ---- keys ---- */
 
-static u32 lpm_plen(const u8 *key)
-{
-	u32 p;
-
-	memcpy(&p, key, 4);
-	return p;
-}
-
 static u32 lpm_maxp(void)
 {
 	return (M.ksize - 4) * 8;
 }
 
-/* Bit @i (from the most significant of data[0]) of an LPM key's data. */
-static int lpm_bit(const u8 *key, u32 i)
-{
-	return key[4 + i / 8] >> (7 - i % 8) & 1;
-}
-
-/* First @bits bits of the data equal (LPM prefixes). */
-static bool lpm_prefix_eq(const u8 *a, const u8 *b, u32 bits)
-{
-	u32 bytes = bits / 8;
-
-	if (memcmp(a + 4, b + 4, bytes))
-		return false;
-	if (bits % 8) {
-		u8 mask = 0xff << (8 - bits % 8);
-
-		return !((a[4 + bytes] ^ b[4 + bytes]) & mask);
-	}
-	return true;
-}
-
-/* Same element: LPM keys are equal when prefixlen and the prefix bits are. */
-static bool key_eq(const u8 *a, u32 alen, const u8 *b, u32 blen)
-{
-	if (alen != blen)
-		return false;
-	if (is(KSIM_BPF_KIND_LPM))
-		return lpm_plen(a) == lpm_plen(b) && lpm_prefix_eq(a, b, lpm_plen(a));
-	return !memcmp(a, b, alen);
-}
-
-static int keycmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
-{
-	int c = memcmp(a, b, min(alen, blen));
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 static int mfind(const u8 *key, u32 klen)
 {
-	for (u32 i = 0; i < M.n; i++)
-		if (key_eq(M.e[i].key, M.e[i].klen, key, klen))
-			return i;
-	return -1;
-}
-
-static void mdel(int i)
-{
-	M.e[i] = M.e[--M.n];
-}
-
-/* The model's lookup: exact, or the longest matching prefix for LPM. */
-static int mlookup(const u8 *key, u32 klen)
-{
-	int best = -1;
-	u32 bestlen = 0;
-
-	if (!is(KSIM_BPF_KIND_LPM))
-		return mfind(key, klen);
-	if (lpm_plen(key) > lpm_maxp())
-		return -1;
-	for (u32 i = 0; i < M.n; i++) {
-		u32 ep = lpm_plen(M.e[i].key);
-
-		if (ep <= lpm_plen(key) && lpm_prefix_eq(M.e[i].key, key, ep) &&
-		    (best < 0 || ep > bestlen)) {
-			best = i;
-			bestlen = ep;
-		}
-	}
-	return best;
+	return ksim_bpf_model_find(&M.m, key, klen);
 }
 
 /* A key derived from an id: few distinct keys, so ops collide. */
@@ -231,10 +157,10 @@ static u32 get_key(struct ksim_fuzz_in *in, u8 *key)
 	u8 b = ksim_fuzz_u8(in);
 	u32 len;
 
-	if (b < 0xe0 || (b < 0xf0 && !M.n))
+	if (b < 0xe0 || (b < 0xf0 && !MN))
 		return derive_key(b, key);
 	if (b < 0xf0) {
-		struct ment *e = &M.e[(b & 0xf) % M.n];
+		struct ksim_bpf_ment *e = &ME[(b & 0xf) % MN];
 
 		memcpy(key, e->key, e->klen);
 		return e->klen;
@@ -260,32 +186,19 @@ static u32 get_key(struct ksim_fuzz_in *in, u8 *key)
 	return len;
 }
 
-/* Malformed for the driver or the map: returns the errno it must give. */
-static int key_invalid(const u8 *key, u32 klen)
+/* Malformed for the driver or the map (@write: update/delete): the errno it must give. */
+static int key_invalid(const u8 *key, u32 klen, bool write)
 {
-	if (is(KSIM_BPF_KIND_DYNPTR) && (!klen || klen > M.maxlen))
-		return -EINVAL;
-	(void)key;
-	return 0;
+	return ksim_bpf_model_key_error(&M.m, key, klen, write);
 }
 
-static void fmt_key(char *buf, size_t sz, const u8 *key, u32 klen)
-{
-	size_t o = 0;
+#define KEYSTR(k, l)	ksim_bpf_keystr(M.v->kind, (k), (l))
 
-	if (is(KSIM_BPF_KIND_LPM)) {
-		o = snprintf(buf, sz, "/%u:", lpm_plen(key));
-		key += 4;
-		klen -= 4;
-	}
-	for (u32 i = 0; i < klen && o + 3 < sz; i++)
-		o += snprintf(buf + o, sz - o, "%02x", key[i]);
-	if (!klen)
-		snprintf(buf, sz, "(empty)");
-}
-
-#define KEYSTR(k, l) ({ static char _b[2][160]; static int _i; char *_s = _b[_i ^= 1];	\
-			fmt_key(_s, sizeof(_b[0]), (k), (l)); _s; })
+/* A verdict of the model (qptrie/model.h): fails the iteration if set. */
+#define JUDGE(why) do {							\
+	const char *_w = (why);						\
+	KSIM_FUZZ_CHECK(!_w, "%s", _w);					\
+} while (0)
 
 static void gen_val(u8 seed, u8 *val)
 {
@@ -362,7 +275,7 @@ static bool refused(int err, const u8 *key, u32 klen, const char *what, bool upd
 	if (live0 != ~0UL)
 		KSIM_FUZZ_CHECK(mem_live() == live0, "%s(%s) refused with %d left %ld bpf_mem bytes live",
 				what, key ? KEYSTR(key, klen) : "-", err, (long)(mem_live() - live0));
-	if (!key || key_invalid(key, klen))
+	if (!key || key_invalid(key, klen, false))
 		return true;
 	disarm();
 	i = mfind(key, klen);
@@ -370,14 +283,14 @@ static bool refused(int err, const u8 *key, u32 klen, const char *what, bool upd
 		return true;	/* lookup is longest-prefix: the final check covers it */
 	e = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
 	if (is(KSIM_BPF_KIND_LRU) && i >= 0 && e == -ENOENT) {
-		mdel(i);	/* LRU may have evicted it making room */
+		ksim_bpf_model_del(&M.m, i);	/* LRU may have evicted it making room */
 		return true;
 	}
 	KSIM_FUZZ_CHECK(e == (i >= 0 ? 0 : -ENOENT),
 			"%s(%s) failed with %d but changed the key: lookup %d, model %s",
 			what, KEYSTR(key, klen), err, e, i >= 0 ? "present" : "absent");
 	if (i >= 0)
-		KSIM_FUZZ_CHECK(ksim_bpf_value_eq(M.map, got, M.e[i].val),
+		KSIM_FUZZ_CHECK(ksim_bpf_value_eq(M.map, got, ME[i].val),
 				"%s(%s) failed with %d but changed the value", what,
 				KEYSTR(key, klen), err);
 	return true;
@@ -386,34 +299,22 @@ static bool refused(int err, const u8 *key, u32 klen, const char *what, bool upd
 /* LRU: drop the model keys the map evicted; only updates may evict. */
 static void lru_reconcile(const u8 *must, u32 must_len)
 {
-	u8 got[VMAX];
+	u32 n0 = MN;
 
-	for (int i = M.n - 1; i >= 0; i--) {
-		if (ksim_bpf_map_lookup(M.map, M.e[i].key, M.e[i].klen, got, 0) != -ENOENT)
-			continue;
-		KSIM_FUZZ_CHECK(!must || !key_eq(M.e[i].key, M.e[i].klen, must, must_len),
-				"LRU evicted the key it just stored (%s)", KEYSTR(must, must_len));
-		KSIM_FUZZ_TRACE("    LRU evicted %s\n", KEYSTR(M.e[i].key, M.e[i].klen));
-		mdel(i);
-	}
-	KSIM_FUZZ_CHECK(M.n <= M.max, "LRU holds %u > max_entries %u", M.n, M.max);
+	JUDGE(ksim_bpf_model_lru_reconcile(&M.m, must, must_len));
+	if (MN != n0)
+		KSIM_FUZZ_TRACE("    LRU evicted %u keys\n", n0 - MN);
 }
 
 static void check_lookup(const u8 *key, u32 klen, const char *when)
 {
 	u8 got[VMAX];
-	int j = key_invalid(key, klen) ? -1 : mlookup(key, klen);
-	int want = key_invalid(key, klen) ?: (j >= 0 ? 0 : -ENOENT);
 	int err = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
 
 	if (refused(err, NULL, 0, "lookup", false, ~0UL))
 		return;
-	KSIM_FUZZ_CHECK(err == want, "%s: lookup(%s) = %d, model %d", when, KEYSTR(key, klen),
-			err, want);
-	if (!err)
-		KSIM_FUZZ_CHECK(ksim_bpf_value_eq(M.map, got, M.e[j].val),
-				"%s: lookup(%s): wrong value (model entry %s)", when,
-				KEYSTR(key, klen), KEYSTR(M.e[j].key, M.e[j].klen));
+	KSIM_FUZZ_CHECK(!ksim_bpf_model_check_lookup(&M.m, key, klen, err, got), "%s: %s", when,
+			ksim_bpf_model_check_lookup(&M.m, key, klen, err, got));
 }
 
 /*
@@ -422,96 +323,33 @@ static void check_lookup(const u8 *key, u32 klen, const char *when)
  */
 static int check_next(const u8 *key, u32 klen, u8 *next, u32 *nlen)
 {
-	u8 first[KMAX];
-	u32 flen = sizeof(first);
-	int err, ferr, i;
+	int err;
 
 	*nlen = KMAX;
 	err = ksim_bpf_map_get_next_key(M.map, key, klen, next, nlen);
 	if (refused(err, NULL, 0, "get_next_key", false, ~0UL))
 		return err;
-	if (key && key_invalid(key, klen)) {
-		KSIM_FUZZ_CHECK(err == key_invalid(key, klen), "get_next_key(%s) = %d, want %d",
-				KEYSTR(key, klen), err, key_invalid(key, klen));
-		return err;
-	}
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		int best = -1;
-
-		for (u32 k = 0; k < M.n; k++)
-			if ((!key || keycmp(M.e[k].key, M.e[k].klen, key, klen) > 0) &&
-			    (best < 0 || keycmp(M.e[k].key, M.e[k].klen,
-						M.e[best].key, M.e[best].klen) < 0))
-				best = k;
-		KSIM_FUZZ_CHECK(err == (best < 0 ? -ENOENT : 0),
-				"get_next_key(%s) = %d, model %s", key ? KEYSTR(key, klen) : "NULL",
-				err, best < 0 ? "none" : KEYSTR(M.e[best].key, M.e[best].klen));
-		if (!err)
-			KSIM_FUZZ_CHECK(*nlen == M.e[best].klen && !memcmp(next, M.e[best].key, *nlen),
-					"get_next_key(%s) = %s, model successor %s",
-					key ? KEYSTR(key, klen) : "NULL", KEYSTR(next, *nlen),
-					KEYSTR(M.e[best].key, M.e[best].klen));
-		return err;
-	}
-	if (!key || mfind(key, klen) < 0 ||
-	    (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())) {
-		KSIM_FUZZ_CHECK(err == (M.n ? 0 : -ENOENT), "get_next_key(%s) = %d with %u keys",
-				key ? KEYSTR(key, klen) : "NULL", err, M.n);
-		if (err)
-			return err;
-		if (key) {
-			/* A missing key restarts the walk: the first key. */
-			ferr = ksim_bpf_map_get_next_key(M.map, NULL, 0, first, &flen);
-			KSIM_FUZZ_CHECK(!ferr && flen == *nlen && !memcmp(first, next, flen),
-					"get_next_key(missing %s) = %s, not the first key %s",
-					KEYSTR(key, klen), KEYSTR(next, *nlen), KEYSTR(first, flen));
-		}
-	} else if (err) {
-		KSIM_FUZZ_CHECK(err == -ENOENT, "get_next_key(%s) = %d", KEYSTR(key, klen), err);
-		return err;
-	}
-	i = mfind(next, *nlen);
-	KSIM_FUZZ_CHECK(i >= 0, "get_next_key(%s) = %s: not in the model",
-			key ? KEYSTR(key, klen) : "NULL", KEYSTR(next, *nlen));
-	/* The map hands back the key it stored (LPM: bits past the prefix too). */
-	KSIM_FUZZ_CHECK(!memcmp(next, M.e[i].key, *nlen), "get_next_key returned %s, stored %s",
-			KEYSTR(next, *nlen), KEYSTR(M.e[i].key, M.e[i].klen));
-	KSIM_FUZZ_CHECK(!key || !key_eq(next, *nlen, key, klen),
-			"get_next_key(%s) returned the same key", KEYSTR(key, klen));
+	JUDGE(ksim_bpf_model_check_next(&M.m, key, klen, err, next, *nlen));
 	return err;
 }
 
-/* Full walk: every model key exactly once; in byte order for qp-tries. */
+/* Full walk: every model key exactly once; in order where the map promises it. */
 static void check_walk(const char *when)
 {
-	u8 cur[KMAX], next[KMAX];
-	u32 clen = 0, nlen;
-	bool seen[NMAX] = { 0 };
-	u32 count = 0;
-	bool have = false;
-
+	const char *why;
 	int err;
 
-	while (!(err = check_next(have ? cur : NULL, clen, next, &nlen))) {
-		int i = mfind(next, nlen);
-
-		KSIM_FUZZ_CHECK(!seen[i], "%s: walk returned %s twice", when, KEYSTR(next, nlen));
-		seen[i] = true;
-		KSIM_FUZZ_CHECK(++count <= M.n, "%s: walk longer than the model (%u)", when, M.n);
-		memcpy(cur, next, nlen);
-		clen = nlen;
-		have = true;
-	}
-	if (err == -ENOMEM)
-		return;		/* LPM's get_next_key allocates its stack */
-	KSIM_FUZZ_CHECK(count == M.n, "%s: walk saw %u of %u keys", when, count, M.n);
+	why = ksim_bpf_model_walk(&M.m, &err);
+	KSIM_FUZZ_CHECK(!why, "%s: %s", when, why);
+	if (err == -ENOMEM)	/* LPM's get_next_key allocates its stack */
+		refused(err, NULL, 0, "walk", false, ~0UL);
 }
 
 static void check_all(const char *when)
 {
 	check_walk(when);
-	for (u32 i = 0; i < M.n; i++)
-		check_lookup(M.e[i].key, M.e[i].klen, when);
+	for (u32 i = 0; i < MN; i++)
+		check_lookup(ME[i].key, ME[i].klen, when);
 }
 
 /* ---- ops ---- */
@@ -521,7 +359,7 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 	static const u64 bad[] = { 3, BPF_F_LOCK, 8, 1ULL << 32 };
 	u8 val[VMAX];
 	u64 flags = (fl & 3) == 3 ? bad[(fl >> 2) & 3] : fl & 3;
-	int i = key_invalid(key, klen) ? -1 : mfind(key, klen), err, want;
+	int i = mfind(key, klen), err, want;
 	unsigned long live0 = mem_live();
 	u64 eff = flags;	/* what the map does with them */
 	bool one_cpu = false;
@@ -530,7 +368,7 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 	/*
 	 * 7.x per-CPU hash: BPF_F_CPU (8: CPU 0) writes CPU 0's value only (a
 	 * new element's other CPUs start zeroed); flags 3 is accepted as
-	 * BPF_ANY, a kernel disagreement recorded in qptrie/known-failures.tsv
+	 * BPF_ANY, a kernel disagreement recorded in docs/findings.toml
 	 * (XFAIL of bpf/conformance-percpu), not re-reported here.
 	 */
 	if (is(KSIM_BPF_KIND_PERCPU) && (flags == 3 || flags == BPF_F_CPU)) {
@@ -544,37 +382,27 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 			(unsigned long long)flags, err);
 	if (refused(err, key, klen, "update", true, live0))
 		goto out;
-	if (eff > BPF_EXIST)
-		want = -EINVAL;
-	else if (key_invalid(key, klen))
-		want = key_invalid(key, klen);
-	else if (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())
-		want = -EINVAL;
-	else
-		want = ksim_bpf_update_expect(M.v->kind, i >= 0, eff, M.n, M.max);
+	want = ksim_bpf_model_update_expect(&M.m, key, klen, eff);
 	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, eff, err)) {
-		mdel(i);
+		ksim_bpf_model_del(&M.m, i);
 		i = -1;
 		want = err;
 	}
 	KSIM_FUZZ_CHECK(err == want, "update(%s, flags %#llx) = %d, model %d (%u of %u keys)",
-			KEYSTR(key, klen), (unsigned long long)flags, err, want, M.n, M.max);
+			KEYSTR(key, klen), (unsigned long long)flags, err, want, MN, M.max);
 	if (!err) {
-		bool fresh = i < 0;
+		u8 old[VMAX];
 
-		if (i < 0) {
-			KSIM_FUZZ_CHECK(M.n < NMAX, "model full");
-			i = M.n++;
+		KSIM_FUZZ_CHECK(MN < NMAX || i >= 0, "model full");
+		if (one_cpu) {
+			/* CPU 0's value only; a new element's other CPUs start zeroed */
+			memset(old, 0, M.vsize);
+			if (i >= 0)
+				memcpy(old, ME[i].val, M.vsize);
+			memcpy(old, val, M.map->value_size);
 		}
-		memcpy(M.e[i].key, key, klen);	/* LPM: the latest bytes are stored */
-		M.e[i].klen = klen;
-		if (!one_cpu) {
-			memcpy(M.e[i].val, val, M.vsize);
-		} else {
-			if (fresh)
-				memset(M.e[i].val, 0, M.vsize);
-			memcpy(M.e[i].val, val, M.map->value_size);
-		}
+		/* LPM: the latest bytes are stored */
+		ksim_bpf_model_put(&M.m, key, klen, one_cpu ? old : val);
 	}
 out:
 	if (is(KSIM_BPF_KIND_LRU))
@@ -586,7 +414,7 @@ out:
 static int do_delete(const u8 *key, u32 klen, bool and_lookup)
 {
 	u8 got[VMAX];
-	int i = key_invalid(key, klen) ? -1 : mfind(key, klen), err, want;
+	int i = mfind(key, klen), err, want;
 	const char *what = and_lookup ? "lookup_and_delete" : "delete";
 	unsigned long live0 = mem_live();
 
@@ -595,18 +423,13 @@ static int do_delete(const u8 *key, u32 klen, bool and_lookup)
 	KSIM_FUZZ_TRACE("    %s(%s) -> %d\n", what, KEYSTR(key, klen), err);
 	if (refused(err, key, klen, what, false, live0))
 		return err;
-	if (key_invalid(key, klen))
-		want = key_invalid(key, klen);
-	else if (is(KSIM_BPF_KIND_LPM) && lpm_plen(key) > lpm_maxp())
-		want = -EINVAL;
-	else
-		want = i >= 0 ? 0 : -ENOENT;
+	want = key_invalid(key, klen, true) ?: (i >= 0 ? 0 : -ENOENT);
 	KSIM_FUZZ_CHECK(err == want, "%s(%s) = %d, model %d", what, KEYSTR(key, klen), err, want);
 	if (!err) {
 		if (and_lookup)
-			KSIM_FUZZ_CHECK(ksim_bpf_value_eq(M.map, got, M.e[i].val),
+			KSIM_FUZZ_CHECK(ksim_bpf_value_eq(M.map, got, ME[i].val),
 					"lookup_and_delete(%s): wrong value", KEYSTR(key, klen));
-		mdel(i);
+		ksim_bpf_model_del(&M.m, i);
 	}
 	return err;
 }
@@ -619,7 +442,7 @@ static int do_delete(const u8 *key, u32 klen, bool and_lookup)
 static void walk_delete(u8 mask, bool before)
 {
 	u8 cur[KMAX], next[KMAX];
-	u32 clen, nlen, steps = 0, limit = 9 * M.n + 9;
+	u32 clen, nlen, steps = 0, limit = 9 * MN + 9;
 	int err = check_next(NULL, 0, cur, &clen);
 
 	KSIM_FUZZ_TRACE("    walk deleting keys (mask %#x) %s stepping\n", mask,
@@ -647,7 +470,7 @@ static void run_op(struct ksim_fuzz_in *in)
 	u8 key[KMAX], next[KMAX];
 	u32 klen, nlen;
 
-	KSIM_FUZZ_TRACE("#%lu %s (flags %#x, %u keys)\n", in->nr_ops, op_names[op], flags, M.n);
+	KSIM_FUZZ_TRACE("#%lu %s (flags %#x, %u keys)\n", in->nr_ops, op_names[op], flags, MN);
 	fault_arm(in);
 	switch (op) {
 	case OP_UPDATE:
@@ -716,20 +539,15 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 	struct ksim_bpf_map_attr a = { 0 };
 	int err;
 
-	memset(&M, 0, offsetof(typeof(M), e));
-	M.v = ksim_bpf_variants[vb % nr_variants];
+	memset(&M, 0, offsetof(typeof(M), m));
+	M.v = variants[vb % nr_variants];
 	a.max_entries = (mb & 0x7f) + 1;
 	a.value_size = vsb % 48 + 1;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		M.maxlen = (kb & 0x1f) + 1;
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = M.maxlen;
-	} else if (is(KSIM_BPF_KIND_LPM)) {
-		a.key_size = 4 + (kb & 0xf) + 1;
-	} else {
-		a.key_size = (kb & 0x3f) + 1;
+	M.maxlen = (kb & 0x1f) + 1;
+	ksim_bpf_attr_set_key(&a, M.v, is(KSIM_BPF_KIND_LPM) ? 4 + (kb & 0xf) + 1 : (kb & 0x3f) + 1,
+			      M.maxlen);
+	if (is(KSIM_BPF_KIND_HASH))
 		a.map_flags = BPF_F_ZERO_SEED;
-	}
 	M.ksize = a.key_size;
 	ksim_bpf_mem_set_mode(cfg & 1 ? KSIM_BPF_MEM_CHECKING : KSIM_BPF_MEM_FAITHFUL);
 	KSIM_FUZZ_TRACE("create %s key_size %u value_size %u max_entries %u map_extra %llu%s\n",
@@ -746,6 +564,7 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 		goto out;
 	}
 	disarm();
+	ksim_bpf_model_init(&M.m, M.v, M.map, NMAX);
 	M.vsize = ksim_bpf_value_size(M.map);
 	M.max = M.map->max_entries;
 	KSIM_FUZZ_CHECK(M.max <= NMAX, "max_entries %u", M.max);
@@ -761,8 +580,9 @@ out:
 
 static void bpfmap_init(void)
 {
-	while (ksim_bpf_variants[nr_variants])
-		nr_variants++;
+	for (const struct ksim_bpf_variant *v = ksim_bpf_variants; v->name; v++)
+		if (!(v->kind & KSIM_BPF_KIND_STAND_IN) && nr_variants < ARRAY_SIZE(variants))
+			variants[nr_variants++] = v;
 }
 
 KSIM_FUZZ_TARGET(bpfmap, bpfmap_init, bpfmap_run);

@@ -9,7 +9,11 @@
  * - get_next_key walks keys in lexicographic byte order (a key sorts
  *   before its extensions): NULL gives the smallest key, otherwise the
  *   smallest key greater than the given one, present or not; -ENOENT at
- *   the end;
+ *   the end.  ksim_qp_trie_ref_restart_map_ops has the posted series'
+ *   shape instead: an absent key restarts at the smallest key (as hashtab
+ *   and the LPM trie do), and the key is a dynptr by its BTF type (the
+ *   series' v2; here the driver's KSIM_BPF_BTF_ID_DYNPTR), not by
+ *   BPF_F_DYNPTR_KEY;
  * - update flags BPF_ANY/BPF_NOEXIST/BPF_EXIST, -ENOSPC when max_entries
  *   elements exist (replacing an existing key is allowed when full).
  *
@@ -37,6 +41,8 @@
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
 #include <linux/bitops.h>
+#include <ksim/bpf.h>
+#include <qptrie/qp_trie_ref.h>
 
 #define QP_TRIE_MAX_KEY_SIZE	1024
 #define QP_TRIE_MAX_VALUE_SIZE	1024
@@ -67,8 +73,10 @@ struct qp_trie {
 	struct bpf_mem_alloc ma;
 };
 
-/* Set by the mutation test to free without waiting for readers. */
+/* Test-only mutants (qptrie/qp_trie_ref.h). */
 bool ksim_qp_trie_ref_mutant_no_rcu;
+bool ksim_qp_trie_ref_mutant_next_skip;
+bool ksim_qp_trie_ref_mutant_next_repeat;
 
 static inline bool is_leaf(const void *p)
 {
@@ -116,12 +124,16 @@ static void *qp_deref(struct qp_trie *trie, void __rcu *const *slot)
 				     rcu_read_lock_bh_held() || lockdep_is_held(&trie->lock));
 }
 
-static int qp_trie_alloc_check(union bpf_attr *attr)
+static int __qp_trie_alloc_check(union bpf_attr *attr, bool btf_key)
 {
 	if (!bpf_capable())
 		return -EPERM;
+	/* the key is a dynptr: by flag, or (series v2) by the key's BTF type */
+	if (btf_key ? attr->btf_key_type_id != KSIM_BPF_BTF_ID_DYNPTR ||
+		      (attr->map_flags & BPF_F_DYNPTR_KEY) :
+		      (attr->map_flags & BPF_F_DYNPTR_KEY) != BPF_F_DYNPTR_KEY)
+		return -EINVAL;
 	if ((attr->map_flags & BPF_F_NO_PREALLOC) != BPF_F_NO_PREALLOC ||
-	    (attr->map_flags & BPF_F_DYNPTR_KEY) != BPF_F_DYNPTR_KEY ||
 	    attr->map_flags & ~QP_TRIE_CREATE_FLAG_MASK ||
 	    !bpf_map_flags_access_ok(attr->map_flags))
 		return -EINVAL;
@@ -131,6 +143,16 @@ static int qp_trie_alloc_check(union bpf_attr *attr)
 	if (!attr->map_extra || attr->map_extra > QP_TRIE_MAX_KEY_SIZE)
 		return -E2BIG;
 	return 0;
+}
+
+static int qp_trie_alloc_check(union bpf_attr *attr)
+{
+	return __qp_trie_alloc_check(attr, false);
+}
+
+static int qp_trie_restart_alloc_check(union bpf_attr *attr)
+{
+	return __qp_trie_alloc_check(attr, true);
 }
 
 static struct bpf_map *qp_trie_alloc(union bpf_attr *attr)
@@ -579,7 +601,7 @@ static int qp_key_cmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
+static int __qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key, bool restart)
 {
 	struct qp_trie *trie = container_of(map, struct qp_trie, map);
 	struct bpf_dynptr_kern *dkey = key, *next = next_key;
@@ -601,6 +623,16 @@ static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
 		return -EINVAL;
 	k = bpf_dynptr_kern_data(dkey);
 	len = bpf_dynptr_get_size(dkey);
+	if (restart || ksim_qp_trie_ref_mutant_next_repeat) {
+		bool present = qp_trie_find(trie, k, len);
+
+		/* the series: an absent key starts the walk again */
+		if (restart && !present)
+			return __qp_trie_get_next_key(map, NULL, next_key, restart);
+		/* mutant: a present key taken for an absent one */
+		if (present && ksim_qp_trie_ref_mutant_next_repeat)
+			return __qp_trie_get_next_key(map, NULL, next_key, restart);
+	}
 	/*
 	 * Lockless, the two walks of qp_trie_succ() can see different
 	 * versions of the trie and land on a smaller key (a walk would go
@@ -611,8 +643,14 @@ static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
 		l = qp_trie_succ(trie, k, len);
 		if (!l)
 			return -ENOENT;
-		if (qp_key_cmp(l->data, l->key_len, k, len) > 0)
+		if (qp_key_cmp(l->data, l->key_len, k, len) > 0) {
+			if (ksim_qp_trie_ref_mutant_next_skip) {
+				struct qp_trie_leaf *s = qp_trie_succ(trie, l->data, l->key_len);
+
+				l = s ?: l;
+			}
 			return qp_trie_copy_key(l, next);
+		}
 	}
 	spin_lock_irqsave(&trie->lock, irq_flags);
 	l = qp_trie_succ(trie, k, len);
@@ -620,6 +658,16 @@ static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
 		qp_trie_copy_key(l, next);
 	spin_unlock_irqrestore(&trie->lock, irq_flags);
 	return l ? 0 : -ENOENT;
+}
+
+static int qp_trie_get_next_key(struct bpf_map *map, void *key, void *next_key)
+{
+	return __qp_trie_get_next_key(map, key, next_key, false);
+}
+
+static int qp_trie_restart_get_next_key(struct bpf_map *map, void *key, void *next_key)
+{
+	return __qp_trie_get_next_key(map, key, next_key, true);
 }
 
 static int qp_trie_check_btf(const struct bpf_map *map, const struct btf *btf,
@@ -639,16 +687,21 @@ static u64 qp_trie_mem_usage(const struct bpf_map *map)
 }
 
 BTF_ID_LIST_SINGLE(qp_trie_map_btf_ids, struct, qp_trie)
-const struct bpf_map_ops ksim_qp_trie_ref_map_ops = {
-	.map_meta_equal = bpf_map_meta_equal,
-	.map_alloc_check = qp_trie_alloc_check,
-	.map_alloc = qp_trie_alloc,
-	.map_free = qp_trie_free,
-	.map_get_next_key = qp_trie_get_next_key,
-	.map_lookup_elem = qp_trie_lookup_elem,
-	.map_update_elem = qp_trie_update_elem,
-	.map_delete_elem = qp_trie_delete_elem,
-	.map_check_btf = qp_trie_check_btf,
-	.map_mem_usage = qp_trie_mem_usage,
-	.map_btf_id = &qp_trie_map_btf_ids[0],
-};
+#define QP_TRIE_OPS(alloc_check, get_next_key) {			\
+	.map_meta_equal = bpf_map_meta_equal,				\
+	.map_alloc_check = alloc_check,					\
+	.map_alloc = qp_trie_alloc,					\
+	.map_free = qp_trie_free,					\
+	.map_get_next_key = get_next_key,				\
+	.map_lookup_elem = qp_trie_lookup_elem,				\
+	.map_update_elem = qp_trie_update_elem,				\
+	.map_delete_elem = qp_trie_delete_elem,				\
+	.map_check_btf = qp_trie_check_btf,				\
+	.map_mem_usage = qp_trie_mem_usage,				\
+	.map_btf_id = &qp_trie_map_btf_ids[0],				\
+}
+const struct bpf_map_ops ksim_qp_trie_ref_map_ops =
+	QP_TRIE_OPS(qp_trie_alloc_check, qp_trie_get_next_key);
+/* The posted series' shape: restart from an absent key, BTF-typed dynptr key. */
+const struct bpf_map_ops ksim_qp_trie_ref_restart_map_ops =
+	QP_TRIE_OPS(qp_trie_restart_alloc_check, qp_trie_restart_get_next_key);

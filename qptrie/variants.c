@@ -1,46 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The map variants this build offers (ksim/bpf.h), driven only through ops. */
+/*
+ * The map variants this build offers (ksim/bpf.h), driven only through ops,
+ * and the get_next_key contract each documents (KSIM_BPF_KIND_ORDERED,
+ * KSIM_BPF_KIND_SUCC_ANY: qptrie/include/qptrie/model.h judges by them).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <ksim/bpf.h>
+#include <qptrie/qp_trie_ref.h>
 
 extern const struct bpf_map_ops htab_map_ops, htab_lru_map_ops,
-	htab_percpu_map_ops, htab_lru_percpu_map_ops, trie_map_ops,
-	ksim_qp_trie_ref_map_ops;
+	htab_percpu_map_ops, htab_lru_percpu_map_ops, trie_map_ops;
 #if KSIM_HAVE_QP_TRIE_SERIES
 extern const struct bpf_map_ops qp_trie_map_ops;
 #endif
 
 #define K KSIM_BPF_KIND_KERNEL
-static const struct ksim_bpf_variant v_hash = {
-	"hash", &htab_map_ops, BPF_MAP_TYPE_HASH, 0, KSIM_BPF_KIND_HASH | K };
-static const struct ksim_bpf_variant v_hash_np = {
-	"hash_noprealloc", &htab_map_ops, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, KSIM_BPF_KIND_HASH | K };
-static const struct ksim_bpf_variant v_lru = {
-	"lru_hash", &htab_lru_map_ops, BPF_MAP_TYPE_LRU_HASH, 0,
-	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_LRU | K };
-static const struct ksim_bpf_variant v_lru_nc = {
-	"lru_hash_nocommon", &htab_lru_map_ops, BPF_MAP_TYPE_LRU_HASH, BPF_F_NO_COMMON_LRU,
-	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_LRU | K };
-static const struct ksim_bpf_variant v_pcpu = {
-	"percpu_hash", &htab_percpu_map_ops, BPF_MAP_TYPE_PERCPU_HASH, 0,
-	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_PERCPU | K };
-static const struct ksim_bpf_variant v_pcpu_np = {
-	"percpu_hash_noprealloc", &htab_percpu_map_ops, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC,
-	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_PERCPU | K };
-static const struct ksim_bpf_variant v_lpm = {
-	"lpm_trie", &trie_map_ops, BPF_MAP_TYPE_LPM_TRIE, BPF_F_NO_PREALLOC, KSIM_BPF_KIND_LPM | K };
-static const struct ksim_bpf_variant v_qp_ref = {
-	"qp_trie_ref", &ksim_qp_trie_ref_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
-	BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY, KSIM_BPF_KIND_DYNPTR };
+#define HASH(name, ops, type, flags, kind) \
+	{ name, &ops, type, flags, KSIM_BPF_KIND_HASH | (kind) | K }
+const struct ksim_bpf_variant ksim_bpf_variants[] = {
+	/* hashtab.c: no order; an absent key restarts the walk */
+	HASH("hash", htab_map_ops, BPF_MAP_TYPE_HASH, 0, 0),
+	HASH("hash_noprealloc", htab_map_ops, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, 0),
+	HASH("lru_hash", htab_lru_map_ops, BPF_MAP_TYPE_LRU_HASH, 0, KSIM_BPF_KIND_LRU),
+	HASH("lru_hash_nocommon", htab_lru_map_ops, BPF_MAP_TYPE_LRU_HASH, BPF_F_NO_COMMON_LRU,
+	     KSIM_BPF_KIND_LRU),
+	HASH("percpu_hash", htab_percpu_map_ops, BPF_MAP_TYPE_PERCPU_HASH, 0, KSIM_BPF_KIND_PERCPU),
+	HASH("percpu_hash_noprealloc", htab_percpu_map_ops, BPF_MAP_TYPE_PERCPU_HASH,
+	     BPF_F_NO_PREALLOC, KSIM_BPF_KIND_PERCPU),
+	/* lpm_trie.c: "get_next_key follows postorder"; an absent key restarts */
+	{ "lpm_trie", &trie_map_ops, BPF_MAP_TYPE_LPM_TRIE, BPF_F_NO_PREALLOC,
+	  KSIM_BPF_KIND_LPM | KSIM_BPF_KIND_ORDERED | K },
+	/* ours: byte order, the successor of any key */
+	{ "qp_trie_ref", &ksim_qp_trie_ref_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
+	  BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY,
+	  KSIM_BPF_KIND_DYNPTR | KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_SUCC_ANY },
 #if KSIM_HAVE_QP_TRIE_SERIES
-static const struct ksim_bpf_variant v_qp = {
-	"qp_trie", &qp_trie_map_ops, BPF_MAP_TYPE_QP_TRIE,
-	BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY, KSIM_BPF_KIND_DYNPTR | K };
+	/*
+	 * The posted series: an absent key restarts the walk.  Byte order is
+	 * not claimed: it could not be checked against the series here
+	 * (qptrie/README.md), so only what every walk must do is judged.
+	 * v1 marks dynptr keys with BPF_F_DYNPTR_KEY, v2 by the key's BTF type.
+	 */
+# if KSIM_HAVE_QP_TRIE_DYNPTR_FLAG
+	{ "qp_trie", &qp_trie_map_ops, BPF_MAP_TYPE_QP_TRIE, BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY,
+	  KSIM_BPF_KIND_DYNPTR | K },
+# else
+	{ "qp_trie", &qp_trie_map_ops, BPF_MAP_TYPE_QP_TRIE, BPF_F_NO_PREALLOC,
+	  KSIM_BPF_KIND_DYNPTR | KSIM_BPF_KIND_DYNPTR_BTF | K },
+# endif
 #endif
-
-const struct ksim_bpf_variant *const ksim_bpf_variants[] = {
-	&v_hash, &v_hash_np, &v_lru, &v_lru_nc, &v_pcpu, &v_pcpu_np, &v_lpm, &v_qp_ref,
-#if KSIM_HAVE_QP_TRIE_SERIES
-	&v_qp,
-#endif
-	NULL,
+	/* ours in the series' shape (restart, BTF-typed key), ordered */
+	{ "qp_trie_ref_restart", &ksim_qp_trie_ref_restart_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
+	  BPF_F_NO_PREALLOC, KSIM_BPF_KIND_DYNPTR | KSIM_BPF_KIND_DYNPTR_BTF |
+	  KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_STAND_IN },
+	{ NULL },
 };
+
+bool ksim_qp_trie_ref_mutant_env(void)
+{
+	static const struct {
+		const char *name, *what;
+		bool *on;
+	} mutants[] = {
+		{ "no-rcu", "frees without RCU", &ksim_qp_trie_ref_mutant_no_rcu },
+		{ "next-skip", "get_next_key skips a key", &ksim_qp_trie_ref_mutant_next_skip },
+		{ "next-repeat", "get_next_key restarts from a present key",
+		  &ksim_qp_trie_ref_mutant_next_repeat },
+	};
+	const char *name = getenv("KSIM_QP_TRIE_REF_MUTANT");
+
+	if (!name || !*name)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(mutants); i++) {
+		if (strcmp(name, mutants[i].name))
+			continue;
+		*mutants[i].on = true;
+		fprintf(stderr, "# TEST-ONLY MUTANT: qp_trie_ref %s\n", mutants[i].what);
+		return true;
+	}
+	fprintf(stderr, "KSIM_QP_TRIE_REF_MUTANT=%s: no such mutant (no-rcu, next-skip, next-repeat)\n",
+		name);
+	return false;
+}

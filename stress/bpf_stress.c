@@ -53,13 +53,20 @@
  *   every word well-formed, and an untorn value of k is in its window.
  *
  * Readers also walk with get_next_key (1..8 steps from a key or from the
- * start): every key returned is one of ours; qp-trie walks are strictly
- * increasing in byte order.  At the end the whole map is walked and compared
- * with the writers' models (LRU: a subset, values exact).
+ * start): every key returned is one of ours; where the map promises the
+ * successor of any key (our qp-trie: KSIM_BPF_KIND_SUCC_ANY) walks are
+ * strictly increasing in its order even while writers run.  Maps whose
+ * walk restarts at an absent key (hash, LPM, the series) may go back when a
+ * writer deleted the key: no order is judged under writers there.  At the
+ * end, with the writers stopped, the whole map is judged by the maps' one
+ * model (qptrie/model.h: every key once, in order where promised; LRU: the
+ * evicted keys dropped first) and every value is checked.
  *
- * Test-only mutant: KSIM_QP_TRIE_REF_MUTANT=no-rcu makes our qp-trie free
- * without a grace period (ksim_qp_trie_ref_mutant_no_rcu); the readers, ASan
- * and TSan must catch it (stress/CMakeLists.txt checks that they do).
+ * Test-only mutants of our qp-trie (KSIM_QP_TRIE_REF_MUTANT, see
+ * qptrie/qp_trie_ref.h): no-rcu frees without a grace period (the readers,
+ * ASan and TSan must catch it); next-skip and next-repeat break its
+ * get_next_key contract (the final walk must catch them).
+ * stress/bpf_stress.cmake checks that they are caught.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,6 +79,8 @@
 #include <ksim/bpf_mem.h>
 #include <ksim/fault.h>
 #include <ksim/stress.h>
+#include <qptrie/model.h>
+#include <qptrie/qp_trie_ref.h>
 
 #ifndef BPF_STRESS_VARIANT
 #error "BPF_STRESS_VARIANT (a ksim_bpf_variants[] name) must be defined"
@@ -115,8 +124,6 @@ static long present_total;		/* keys present per the models (atomic) */
 static bool has_lookup_and_delete;
 static unsigned long reused_seen;	/* hash: reader saw another key's value (allowed) */
 
-extern bool ksim_qp_trie_ref_mutant_no_rcu;
-
 static bool is(unsigned int kind)
 {
 	return V->kind & kind;
@@ -131,11 +138,7 @@ static bool is_trie(void)
 
 static int key_cmp(const struct skey *a, const struct skey *b)
 {
-	int c = memcmp(a->b, b->b, min(a->len, b->len));
-
-	if (c)
-		return c;
-	return a->len < b->len ? -1 : a->len > b->len;
+	return ksim_bpf_key_cmp(0, a->b, a->len, b->b, b->len);	/* bytes: an index only */
 }
 
 static int order_cmp(const void *x, const void *y)
@@ -179,10 +182,7 @@ static void lpm_make(struct skey *k, u32 plen, u32 data)
 
 static u32 lpm_plen(const struct skey *k)
 {
-	u32 plen;
-
-	memcpy(&plen, k->b, 4);
-	return plen;
+	return ksim_bpf_lpm_plen(k->b);
 }
 
 static u32 lpm_data(const struct skey *k)
@@ -196,9 +196,10 @@ static u32 lpm_data(const struct skey *k)
 /* Does key @j's prefix cover address @addr? */
 static bool lpm_covers(const struct skey *j, u32 addr)
 {
-	u32 plen = lpm_plen(j);
+	struct skey a;
 
-	return !plen || !((lpm_data(j) ^ addr) >> (32 - plen));
+	lpm_make(&a, 32, addr);
+	return ksim_bpf_lpm_covers(j->b, a.b);
 }
 
 static void gen_key(struct ksim_rng *r, struct skey *k)
@@ -654,9 +655,9 @@ static void reader_walk(struct ksim_stress_thread *t)
 		j = find_key(next.b, nlen);
 		KSIM_STRESS_CHECK(t, j >= 0, "get_next_key returned a key (%u bytes) that was never inserted",
 				  nlen);
-		if (j >= 0 && is(KSIM_BPF_KIND_DYNPTR) && len)
-			KSIM_STRESS_CHECK(t, key_cmp(&next, &cur) > 0,
-					  "qp-trie get_next_key went backwards (key %d after a larger key)", j);
+		if (j >= 0 && is(KSIM_BPF_KIND_SUCC_ANY) && len)
+			KSIM_STRESS_CHECK(t, ksim_bpf_key_cmp(V->kind, next.b, nlen, cur.b, len) > 0,
+					  "get_next_key went backwards (key %d after a larger key)", j);
 		ksim_stress_checks(t, 1);
 		if (j < 0)
 			return;
@@ -682,7 +683,6 @@ static void reader(struct ksim_stress_thread *t)
 static void setup(void)
 {
 	struct ksim_bpf_map_attr a = { .value_size = VWORDS * 8 };
-	const char *mut = getenv("KSIM_QP_TRIE_REF_MUTANT");
 	int err;
 
 	V = ksim_bpf_variant_find(BPF_STRESS_VARIANT);
@@ -695,14 +695,8 @@ static void setup(void)
 		fprintf(stderr, "bpf_stress: 1..%d writers (one per simulated CPU)\n", MAX_WRITERS);
 		exit(2);
 	}
-	if (mut && *mut) {
-		if (strcmp(mut, "no-rcu")) {
-			fprintf(stderr, "bpf_stress: KSIM_QP_TRIE_REF_MUTANT=%s: only no-rcu exists\n", mut);
-			exit(2);
-		}
-		ksim_qp_trie_ref_mutant_no_rcu = true;
-		fprintf(stderr, "# bpf_stress: TEST-ONLY MUTANT: qp_trie_ref frees without RCU\n");
-	}
+	if (!ksim_qp_trie_ref_mutant_env())
+		exit(2);
 	/*
 	 * The kernel hash map reuses elements at once by design: checking mode
 	 * would report that design (a program reading a freed element), so
@@ -713,12 +707,7 @@ static void setup(void)
 	make_keys();
 	max_entries = is(KSIM_BPF_KIND_LRU) ? NKEYS / 2 : NKEYS * 3 / 4;
 	a.max_entries = max_entries;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = QP_MAXLEN;
-	} else {
-		a.key_size = 8;
-	}
+	ksim_bpf_attr_set_key(&a, V, 8, QP_MAXLEN);
 	map = ksim_bpf_map_create(V, &a, &err);
 	if (!map) {
 		fprintf(stderr, "bpf_stress: creating %s failed: %d\n", V->name, err);
@@ -727,48 +716,38 @@ static void setup(void)
 	has_lookup_and_delete = map->ops->map_lookup_and_delete_elem != NULL;
 }
 
+/* With the writers stopped: the map against the writers' models, by the maps' one model. */
 static void teardown(void)
 {
-	static bool seen[NKEYS];
-	u32 nr = 0, want = 0, len = 0, nlen;
-	struct skey cur, next;
-	int ret, j;
+	struct ksim_bpf_model mm = { 0 };
+	u64 val[VWORDS];
+	const char *why;
+	int err = -ENOENT;
 
 	ksim_set_cpu(0);
-	for (;;) {
-		nlen = is(KSIM_BPF_KIND_DYNPTR) ? map->map_extra : map->key_size;
-		ret = ksim_bpf_map_get_next_key(map, len ? cur.b : NULL, len, next.b, &nlen);
-		if (ret)
-			break;
-		j = find_key(next.b, nlen);
-		if (j < 0 || seen[j] || nr > NKEYS) {
-			ksim_stress_fail(NULL, __FILE__, __LINE__,
-					 "final walk: key %d %s", j, j < 0 ? "unknown" : "seen twice");
-			break;
-		}
-		seen[j] = true;
-		nr++;
-		next.len = nlen;
-		cur = next;
-		len = nlen;
-	}
-	if (ret != -ENOENT)
-		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk ended with %d", ret);
+	ksim_bpf_model_init(&mm, V, map, NKEYS);
 	for (u32 k = 0; k < NKEYS; k++) {
-		if (model[k].present && !seen[k] && is(KSIM_BPF_KIND_LRU))
-			model[k].present = false;	/* evicted */
-		want += model[k].present;
-		if (seen[k] != model[k].present)
-			ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: key %u %s", k,
-					 seen[k] ? "present but deleted" : "missing");
-		else if (seen[k])
+		if (!model[k].present)
+			continue;
+		fill(val, k, model[k].ver);
+		ksim_bpf_model_put(&mm, keys[k].b, keys[k].len, val);
+	}
+	/* LRU: drop what other keys' updates evicted */
+	why = is(KSIM_BPF_KIND_LRU) ? ksim_bpf_model_lru_reconcile(&mm, NULL, 0) : NULL;
+	if (!why)
+		why = ksim_bpf_model_walk(&mm, &err);
+	if (why || err != -ENOENT)
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: %s (ended with %d)",
+				 why ?: "", err);
+	for (u32 k = 0; k < NKEYS; k++) {
+		model[k].present = ksim_bpf_model_find(&mm, keys[k].b, keys[k].len) >= 0;
+		if (model[k].present)
 			check_key(NULL, k, "the run");
 	}
-	if (nr != want)
-		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: %u keys, models have %u", nr, want);
 	if (ksim_verbose > 1 || reused_seen)
 		fprintf(stderr, "# bpf %s: %u keys at the end; readers saw %lu reused elements (allowed)\n",
-			V->name, nr, reused_seen);
+			V->name, mm.n, reused_seen);
+	ksim_bpf_model_fini(&mm);
 	ksim_bpf_map_free(map);
 	ksim_set_cpu(-1);
 }

@@ -30,3 +30,19 @@ foreach(_v bpf_hash bpf_hash_noprealloc bpf_lru_hash bpf_lpm_trie)
   list(APPEND _bpf_tests stress/${_v}-locks)
 endforeach()
 set_tests_properties(${_bpf_tests} PROPERTIES LABELS stress-short TIMEOUT 120)
+
+# The posted qp-trie series' get_next_key shape (an absent key restarts the
+# walk; BTF-typed dynptr key) on our qp-trie: judged by what it promises, it
+# must pass as the series must.
+ksim_stress_program(bpf_qp_trie_ref_restart SOURCES bpf_stress.c LIBS ksim_bpfmaps)
+target_compile_definitions(bpf_qp_trie_ref_restart_stress PRIVATE BPF_STRESS_VARIANT="qp_trie_ref_restart")
+# A map that breaks its own get_next_key contract must fail: a skipped key,
+# a present key taken for an absent one (a key seen twice).
+foreach(_m next-skip next-repeat)
+  foreach(_v bpf_qp_trie_ref bpf_qp_trie_ref_restart)
+    add_test(NAME stress/${_v}-mutant-${_m} COMMAND ${_v}_stress -d 2 -s 7)
+    set_tests_properties(stress/${_v}-mutant-${_m} PROPERTIES ENVIRONMENT KSIM_QP_TRIE_REF_MUTANT=${_m}
+      PASS_REGULAR_EXPRESSION "final walk: .*(twice|of .* keys|model successor|first key)|went backwards"
+      LABELS stress-short TIMEOUT 120)
+  endforeach()
+endforeach()

@@ -3,7 +3,8 @@
  * Conformance of every map variant (ksim_bpf_variants: kernel hashtab.c
  * prealloc / BPF_F_NO_PREALLOC / LRU / per-CPU, lpm_trie.c, our reference
  * qp-trie, the qp-trie series when built) against a reference model,
- * driven only through the syscall-like driver (ksim/bpf.h):
+ * driven only through the syscall-like driver (ksim/bpf.h), judged by the
+ * maps' one reference model (qptrie/model.h):
  *
  * - random update (all four flag values, incl. an invalid one), delete,
  *   lookup, lookup_and_delete, get_next_key from random keys; every return
@@ -11,8 +12,11 @@
  * - the map filled to max_entries: -E2BIG (hash), -ENOSPC (tries), LRU
  *   evicts instead (model: map keys stay a subset, nothing vanishes on
  *   lookup/delete, the key just written is present);
- * - full get_next_key walks (each key once; qp-trie: in byte order) and
- *   walks that delete the previous key as they go;
+ * - get_next_key by the variant's contract (hash: no order, an absent key
+ *   restarts; LPM: postorder, an absent key restarts; our qp-trie: the byte
+ *   order successor of any key; the series and its stand-in
+ *   qp_trie_ref_restart: an absent key restarts), full walks (each key
+ *   once, in order where promised) and walks that delete as they go;
  * - create-time checks (bad sizes, flags).
  * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
  * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
@@ -26,29 +30,30 @@
 #include <ksim/bpf_mem.h>
 #include <ksim/fault.h>
 #include <ksim/test.h>
+#include <qptrie/model.h>
+#include <qptrie/qp_trie_ref.h>
 
 #define KMAX	64
-#define VMAX	(32 * KSIM_NR_CPUS)
+#define VMAX	KSIM_BPF_MODEL_VMAX
 #define NMAX	512
 
-struct ment {
-	u8 key[KMAX];
-	u32 klen;
-	u8 val[VMAX];
-};
-
-struct model {
+static struct {
 	const struct ksim_bpf_variant *v;
 	struct bpf_map *map;
-	u32 ksize, vsize, max;
-	u32 n;
-	struct ment e[NMAX];
+	struct ksim_bpf_model m;
+	u32 ksize;
 	/* key generation */
 	u32 space;
 	u32 maxlen;		/* dynptr keys */
-};
+} M;
 
-static struct model M;
+/* A verdict of the model: a failure of this test where it is not NULL. */
+#define JUDGE(why) do {							\
+	const char *_w = (why);						\
+	if (_w)								\
+		ksim_test_fail(__FILE__, __LINE__, "model", "%s", _w);	\
+} while (0)
+
 static unsigned long lock_refusals, nested_runs;
 
 /* bpf_mem_alloc bytes live now (a refused command must not change it). */
@@ -79,19 +84,6 @@ static bool lock_refused(bool update, int err, unsigned long live0)
 }
 
 static bool is(unsigned int kind) { return M.v->kind & kind; }
-
-static int mfind(const u8 *key, u32 klen)
-{
-	for (u32 i = 0; i < M.n; i++)
-		if (M.e[i].klen == klen && !memcmp(M.e[i].key, key, klen))
-			return i;
-	return -1;
-}
-
-static void mdel(int i)
-{
-	M.e[i] = M.e[--M.n];
-}
 
 /* A random key from a space a bit larger than max_entries. */
 static u32 gen_key(struct ksim_rng *r, u8 *key)
@@ -137,139 +129,37 @@ static void gen_val(struct ksim_rng *r, u8 *val)
 		val[i] = (u8)ksim_rng_next(r);
 }
 
-static int lpm_match(const u8 *ekey, const u8 *key)
-{
-	u32 eplen, plen, ed, d;
-
-	memcpy(&eplen, ekey, 4);
-	memcpy(&plen, key, 4);
-	memcpy(&ed, ekey + 4, 4);
-	memcpy(&d, key + 4, 4);
-	ed = __builtin_bswap32(ed);
-	d = __builtin_bswap32(d);
-	if (eplen > plen)
-		return -1;
-	if (eplen && (ed ^ d) >> (32 - eplen))
-		return -1;
-	return eplen;
-}
-
-/* The model's lookup: exact match, or the longest prefix for LPM. */
-static int mlookup(const u8 *key, u32 klen)
-{
-	int best = -1, bestlen = -1;
-
-	if (!is(KSIM_BPF_KIND_LPM))
-		return mfind(key, klen);
-	for (u32 i = 0; i < M.n; i++) {
-		int l = lpm_match(M.e[i].key, key);
-
-		if (l > bestlen) {
-			bestlen = l;
-			best = i;
-		}
-	}
-	return best;
-}
-
-static int keycmp(const u8 *a, u32 alen, const u8 *b, u32 blen)
-{
-	int c = memcmp(a, b, min(alen, blen));
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 /* LRU: drop model keys the map evicted; nothing else may change. */
 static void lru_reconcile(const u8 *must_key, u32 must_len)
 {
-	u8 val[VMAX];
-
-	for (int i = M.n - 1; i >= 0; i--)
-		if (ksim_bpf_map_lookup(M.map, M.e[i].key, M.e[i].klen, val, 0) == -ENOENT) {
-			KSIM_EXPECT(!must_key || M.e[i].klen != must_len ||
-				    memcmp(M.e[i].key, must_key, must_len),
-				    "LRU evicted the key it just stored");
-			mdel(i);
-		}
-	KSIM_EXPECT(M.n <= M.map->max_entries);
+	if (is(KSIM_BPF_KIND_LRU))
+		JUDGE(ksim_bpf_model_lru_reconcile(&M.m, must_key, must_len));
 }
 
-/* Full walk: every model key exactly once, nothing else; order for qp-trie. */
+/* Full walk: every model key exactly once, nothing else, in order where promised. */
 static void check_walk(void)
 {
-	u8 key[KMAX], next[KMAX], *cur = NULL;
-	u32 klen = 0, nlen;
-	u8 seen[NMAX] = { 0 };
-	u32 count = 0;
 	int err;
 
-	for (;;) {
-		nlen = sizeof(next);
-		err = ksim_bpf_map_get_next_key(M.map, cur, klen, next, &nlen);
-		if (err) {
-			KSIM_EXPECT_EQ(err, -ENOENT);
-			break;
-		}
-		int i = mfind(next, nlen);
-
-		KSIM_ASSERT(i >= 0, "walk returned a key the model does not have");
-		KSIM_ASSERT(!seen[i], "walk returned a key twice");
-		seen[i] = 1;
-		if (cur && is(KSIM_BPF_KIND_DYNPTR))
-			KSIM_EXPECT(keycmp(cur, klen, next, nlen) < 0, "walk not in order");
-		memcpy(key, next, nlen);
-		klen = nlen;
-		cur = key;
-		KSIM_ASSERT(++count <= M.n);
-	}
-	KSIM_EXPECT_EQ(count, M.n);
+	JUDGE(ksim_bpf_model_walk(&M.m, &err));
+	KSIM_EXPECT_EQ(err, -ENOENT);
 }
 
 /* get_next_key from an arbitrary key. */
 static void check_next_from(const u8 *key, u32 klen)
 {
-	u8 next[KMAX], first[KMAX];
-	u32 nlen = sizeof(next), flen = sizeof(first);
-	int err, ferr;
+	u8 next[KMAX];
+	u32 nlen = sizeof(next);
+	int err = ksim_bpf_map_get_next_key(M.map, key, klen, next, &nlen);
 
-	err = ksim_bpf_map_get_next_key(M.map, key, klen, next, &nlen);
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		/* the smallest key greater than @key */
-		int best = -1;
-
-		for (u32 i = 0; i < M.n; i++)
-			if (keycmp(M.e[i].key, M.e[i].klen, key, klen) > 0 &&
-			    (best < 0 || keycmp(M.e[i].key, M.e[i].klen,
-						M.e[best].key, M.e[best].klen) < 0))
-				best = i;
-		if (best < 0) {
-			KSIM_EXPECT_EQ(err, -ENOENT);
-		} else {
-			KSIM_EXPECT_EQ(err, 0);
-			KSIM_EXPECT(!err && nlen == M.e[best].klen &&
-				    !memcmp(next, M.e[best].key, nlen), "wrong successor");
-		}
-		return;
-	}
-	if (mfind(key, klen) < 0) {
-		/* a missing key restarts the walk */
-		ferr = ksim_bpf_map_get_next_key(M.map, NULL, 0, first, &flen);
-		KSIM_EXPECT_EQ(err, ferr);
-		KSIM_EXPECT(err || !memcmp(next, first, nlen), "missing key: not the first key");
-		return;
-	}
-	if (!err)
-		KSIM_EXPECT(mfind(next, nlen) >= 0 && keycmp(next, nlen, key, klen) != 0);
-	else
-		KSIM_EXPECT_EQ(err, -ENOENT);
+	JUDGE(ksim_bpf_model_check_next(&M.m, key, klen, err, next, nlen));
 }
 
 static void one_op(struct ksim_rng *r)
 {
 	u8 key[KMAX], val[VMAX], got[VMAX];
 	u32 klen = gen_key(r, key);
-	u32 vs = ksim_bpf_value_size(M.map);
-	int i = mfind(key, klen), err, want;
+	int i = ksim_bpf_model_find(&M.m, key, klen), err, want;
 	unsigned int op = ksim_rng_below(r, 100);
 	unsigned long live0 = mem_live();
 
@@ -279,30 +169,22 @@ static void one_op(struct ksim_rng *r)
 		gen_val(r, val);
 		err = ksim_bpf_map_update(M.map, key, klen, val, flags);
 		if (lock_refused(true, err, live0)) {
-			if (is(KSIM_BPF_KIND_LRU))
-				lru_reconcile(NULL, klen);
+			lru_reconcile(NULL, klen);
 			return;
 		}
-		want = ksim_bpf_update_expect(M.v->kind, i >= 0, flags, M.n, M.map->max_entries);
+		want = ksim_bpf_model_update_expect(&M.m, key, klen, flags);
 		if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
-			mdel(i);
-			i = -1;
+			ksim_bpf_model_del(&M.m, i);
 			want = err;
 		}
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "update", "flags %llu: got %d want %d (n %u)",
-				       (unsigned long long)flags, err, want, M.n);
+				       (unsigned long long)flags, err, want, M.m.n);
 		if (!err) {
-			if (i < 0) {
-				i = M.n++;
-				KSIM_ASSERT(M.n <= NMAX);
-				memcpy(M.e[i].key, key, klen);
-				M.e[i].klen = klen;
-			}
-			memcpy(M.e[i].val, val, vs);
+			KSIM_ASSERT(M.m.n < NMAX || i >= 0);
+			ksim_bpf_model_put(&M.m, key, klen, val);
 		}
-		if (is(KSIM_BPF_KIND_LRU))
-			lru_reconcile(err ? NULL : key, klen);
+		lru_reconcile(err ? NULL : key, klen);
 	} else if (op < 65) {
 		err = ksim_bpf_map_delete(M.map, key, klen);
 		if (lock_refused(false, err, live0))
@@ -311,16 +193,10 @@ static void one_op(struct ksim_rng *r)
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "delete", "got %d want %d", err, want);
 		if (!err && i >= 0)
-			mdel(i);
+			ksim_bpf_model_del(&M.m, i);
 	} else if (op < 85) {
-		int j = mlookup(key, klen);
-
 		err = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
-		want = j >= 0 ? 0 : -ENOENT;
-		if (err != want)
-			ksim_test_fail(__FILE__, __LINE__, "lookup", "got %d want %d", err, want);
-		if (!err && j >= 0)
-			KSIM_EXPECT(ksim_bpf_value_eq(M.map, got, M.e[j].val), "lookup: wrong value");
+		JUDGE(ksim_bpf_model_check_lookup(&M.m, key, klen, err, got));
 		/* a bad flag is refused */
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, got, 4), -EINVAL);
 	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
@@ -331,14 +207,15 @@ static void one_op(struct ksim_rng *r)
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "lookup_and_delete", "got %d want %d", err, want);
 		if (!err && i >= 0) {
-			KSIM_EXPECT(ksim_bpf_value_eq(M.map, got, M.e[i].val), "lookup_and_delete: wrong value");
-			mdel(i);
+			KSIM_EXPECT(ksim_bpf_value_eq(M.map, got, M.m.e[i].val),
+				    "lookup_and_delete: wrong value");
+			ksim_bpf_model_del(&M.m, i);
 		}
 	} else if (op < 97) {
-		if (M.n && ksim_rng_below(r, 2)) {
-			u32 j = ksim_rng_below(r, M.n);
+		if (M.m.n && ksim_rng_below(r, 2)) {
+			u32 j = ksim_rng_below(r, M.m.n);
 
-			check_next_from(M.e[j].key, M.e[j].klen);
+			check_next_from(M.m.e[j].key, M.m.e[j].klen);
 		} else {
 			check_next_from(key, klen);
 		}
@@ -347,25 +224,28 @@ static void one_op(struct ksim_rng *r)
 	}
 }
 
-/* Walk, deleting each key after stepping past it. */
+/*
+ * Walk, deleting about half the keys after stepping past them: every key
+ * present at the start is seen once (the next key is asked for before the
+ * delete, so no map restarts).
+ */
 static void walk_and_delete(struct ksim_rng *r)
 {
 	u8 cur[KMAX], next[KMAX];
 	u32 clen, nlen = sizeof(next);
+	struct ksim_bpf_model snap = { 0 };
 	u8 seen[NMAX] = { 0 };
-	u32 n0 = M.n, visited = 0;
-	struct ment snap[NMAX];
+	u32 visited = 0;
 	int err;
 
-	memcpy(snap, M.e, sizeof(struct ment) * M.n);
+	ksim_bpf_model_init(&snap, M.v, M.map, NMAX);
+	for (u32 i = 0; i < M.m.n; i++)
+		ksim_bpf_model_put(&snap, M.m.e[i].key, M.m.e[i].klen, M.m.e[i].val);
 	err = ksim_bpf_map_get_next_key(M.map, NULL, 0, cur, &nlen);
 	clen = nlen;
 	while (!err) {
-		int s = -1;
+		int s = ksim_bpf_model_find(&snap, cur, clen);
 
-		for (u32 i = 0; i < n0; i++)
-			if (snap[i].klen == clen && !memcmp(snap[i].key, cur, clen))
-				s = i;
 		KSIM_ASSERT(s >= 0 && !seen[s], "walk with deletes: unknown or repeated key");
 		seen[s] = 1;
 		visited++;
@@ -373,13 +253,14 @@ static void walk_and_delete(struct ksim_rng *r)
 		err = ksim_bpf_map_get_next_key(M.map, cur, clen, next, &nlen);
 		if (ksim_rng_below(r, 2)) {
 			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, cur, clen), 0);
-			mdel(mfind(cur, clen));
+			ksim_bpf_model_del(&M.m, ksim_bpf_model_find(&M.m, cur, clen));
 		}
 		memcpy(cur, next, nlen);
 		clen = nlen;
 	}
 	KSIM_EXPECT_EQ(err, -ENOENT);
-	KSIM_EXPECT_EQ(visited, n0);
+	KSIM_EXPECT_EQ(visited, snap.n);
+	ksim_bpf_model_fini(&snap);
 }
 
 static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops)
@@ -390,24 +271,18 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	int err;
 
 	KSIM_ASSERT(v, "variant %s not built", name);
+	KSIM_ASSERT(ksim_qp_trie_ref_mutant_env());
 	memset(&M, 0, sizeof(M));
 	M.v = v;
-	M.vsize = vsize;
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		M.maxlen = 6;
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = KMAX;
-	} else if (is(KSIM_BPF_KIND_LPM)) {
-		a.key_size = 8;
-	} else {
-		a.key_size = ksize;
-	}
+	M.maxlen = 6;	/* dynptr keys generated: 1..6 bytes of a map_extra KMAX */
+	ksim_bpf_attr_set_key(&a, v, is(KSIM_BPF_KIND_LPM) ? 8 : ksize, KMAX);
 	M.ksize = a.key_size;
 	a.value_size = vsize;
 	a.max_entries = max;
 	M.space = max + max / 4;
 	M.map = ksim_bpf_map_create(v, &a, &err);
 	KSIM_ASSERT(M.map, "create %s: %d", name, err);
+	ksim_bpf_model_init(&M.m, v, M.map, NMAX);
 	for (u32 i = 0; i < ops; i++) {
 		one_op(r);
 		if (ksim_problem_count(KSIM_P_TEST) > 5)
@@ -419,9 +294,10 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	ksim_fault_resume();
 	check_walk();
 	/* fill up, then past the limit */
-	for (u32 i = 0; i < 4 * max; i++)
+	for (u32 i = 0; i < 4 * max && ksim_problem_count(KSIM_P_TEST) <= 5; i++)
 		one_op(r);
 	ksim_bpf_map_free(M.map);
+	ksim_bpf_model_fini(&M.m);
 }
 
 /* One test per variant and key/value shape; both allocator modes. */
@@ -482,6 +358,8 @@ CONF(percpu_hash, "percpu_hash", 8, 12, 64, 4000)
 CONF(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 4000)
 CONF(lpm_trie, "lpm_trie", 8, 16, 64, 6000)
 CONF(qp_trie_ref, "qp_trie_ref", 0, 16, 128, 8000)
+/* the series' shape (absent key restarts, BTF-typed key) on our qp-trie */
+CONF(qp_trie_ref_restart, "qp_trie_ref_restart", 0, 16, 128, 8000)
 #if KSIM_HAVE_QP_TRIE_SERIES
 CONF(qp_trie_series, "qp_trie", 0, 16, 128, 8000)
 #endif
@@ -506,6 +384,9 @@ KSIM_TEST(create_checks)
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 8, .max_entries = 4 }, -E2BIG },
 		{ "qp_trie_ref", { .key_size = 4, .value_size = 8, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 0, .max_entries = 4, .map_extra = 8 }, -EINVAL },
+		/* the BTF-typed key shape refuses the v1 flag */
+		{ "qp_trie_ref_restart", { .key_size = 16, .value_size = 8, .max_entries = 4, .map_extra = 8,
+					   .map_flags = BPF_F_DYNPTR_KEY }, -EINVAL },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {

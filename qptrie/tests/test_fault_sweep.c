@@ -7,12 +7,13 @@
  * allocations.  Then, for nth = 1..T, the sequence runs again with the nth
  * allocation failing.  Each run checks:
  *
- * - every return code against a model: -ENOMEM is accepted only from the
- *   call during which the failure was injected, and then the map must be
- *   unchanged (the key's lookup still matches the model);
+ * - every return code against the maps' model (qptrie/model.h): -ENOMEM
+ *   is accepted only from the call during which the failure was injected,
+ *   and then the map must be unchanged (the key's lookup still matches the
+ *   model); get_next_key by the variant's contract;
  * - after every operation, the key's value; at the end, a full
- *   get_next_key walk equals the model (LRU: the walk is a subset and no
- *   key vanishes except on updates);
+ *   get_next_key walk equals the model (LRU: after dropping the keys the
+ *   map evicted, which only updates may do);
  * - after the map is freed and RCU callbacks ran, no object is left
  *   (error paths that forget a free show as a leak with its nth).
  *
@@ -35,6 +36,7 @@
 #include <ksim/fault.h>
 #include <ksim/slab.h>
 #include <ksim/test.h>
+#include <qptrie/model.h>
 
 #define NK	40		/* key space */
 #define MAXE	24		/* max_entries: the space overfills the map */
@@ -45,11 +47,6 @@
 static const struct ksim_bpf_variant *V;
 static unsigned int sweep_class;	/* KSIM_FAULT_ALLOC or KSIM_FAULT_LOCK */
 static unsigned long nested_total;	/* nested programs run (6.x lock sweeps) */
-
-struct smodel {
-	bool present[NK];
-	u8 val[NK][VS];
-};
 
 static bool is(unsigned int kind)
 {
@@ -77,16 +74,6 @@ static u32 key_of(u32 k, u8 *b)
 	b[0] = (u8)k;
 	b[5] = 0x5a;
 	return 8;
-}
-
-static int key_id(const u8 *b, u32 len)
-{
-	u8 kb[KLEN_MAX];
-
-	for (u32 k = 0; k < NK; k++)
-		if (key_of(k, kb) == len && !memcmp(kb, b, len))
-			return k;
-	return -1;
 }
 
 static bool injected_since(unsigned long *seen)
@@ -127,31 +114,32 @@ static bool lock_refused(struct bpf_map *m, bool update, int ret, unsigned long 
 }
 
 /* The key's state against the model; LRU: it may have been evicted. */
-static bool check_key(struct bpf_map *m, struct smodel *M, u32 k, unsigned long nth, int step)
+static bool check_key(struct bpf_map *m, struct ksim_bpf_model *M, u32 k, unsigned long nth, int step)
 {
 	u8 kb[KLEN_MAX], val[VS];
 	u32 len = key_of(k, kb);
-	int ret = ksim_bpf_map_lookup(m, kb, len, val, 0);
+	int ret = ksim_bpf_map_lookup(m, kb, len, val, 0), i = ksim_bpf_model_find(M, kb, len);
+	const char *why;
 
-	if (ret == -ENOENT && M->present[k] && is(KSIM_BPF_KIND_LRU))
-		M->present[k] = false;
-	else if (ret != (M->present[k] ? 0 : -ENOENT) ||
-		 (!ret && memcmp(val, M->val[k], VS))) {
-		ksim_test_fail(__FILE__, __LINE__, "map == model",
-			       "%s nth=%lu step %d: key %u lookup %d, model %s", V->name, nth, step, k,
-			       ret, M->present[k] ? "present" : "absent");
-		return false;
+	if (ret == -ENOENT && i >= 0 && is(KSIM_BPF_KIND_LRU)) {
+		ksim_bpf_model_del(M, i);
+		return true;
 	}
-	return true;
+	why = ksim_bpf_model_check_lookup(M, kb, len, ret, val);
+	if (why)
+		ksim_test_fail(__FILE__, __LINE__, "map == model", "%s nth=%lu step %d: key %u: %s",
+			       V->name, nth, step, k, why);
+	return !why;
 }
 
-static int count_present(struct smodel *M)
+/* LRU maps: forget the keys the map evicted (before judging a walk). */
+static bool lru_reconcile(struct ksim_bpf_model *M, unsigned long nth, int step)
 {
-	int n = 0;
+	const char *why = is(KSIM_BPF_KIND_LRU) ? ksim_bpf_model_lru_reconcile(M, NULL, 0) : NULL;
 
-	for (u32 k = 0; k < NK; k++)
-		n += M->present[k];
-	return n;
+	if (why)
+		ksim_test_fail(__FILE__, __LINE__, "LRU", "%s nth=%lu step %d: %s", V->name, nth, step, why);
+	return !why;
 }
 
 /*
@@ -161,12 +149,12 @@ static int count_present(struct smodel *M)
 static bool run(unsigned long nth)
 {
 	struct ksim_bpf_map_attr a = { .value_size = VS, .max_entries = MAXE };
-	struct smodel M = { 0 };
+	struct ksim_bpf_model M = { 0 };
 	struct ksim_rng rng;
 	unsigned long seen = ksim_fault_failures();
 	struct bpf_map *m;
 	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[VS];
-	bool walked[NK] = { 0 };
+	const char *why = NULL;
 	int err, ret;
 	u32 h = 0;
 
@@ -174,12 +162,7 @@ static bool run(unsigned long nth)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
 	ksim_bpf_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
-	if (is(KSIM_BPF_KIND_DYNPTR)) {
-		a.key_size = sizeof(struct bpf_dynptr);
-		a.map_extra = KLEN_MAX;
-	} else {
-		a.key_size = 8;
-	}
+	ksim_bpf_attr_set_key(&a, V, 8, KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
 		if (err == -ENOMEM && injected_since(&seen))
@@ -187,68 +170,77 @@ static bool run(unsigned long nth)
 		ksim_test_fail(__FILE__, __LINE__, "create", "%s nth=%lu: create failed with %d", V->name, nth, err);
 		return false;
 	}
+	ksim_bpf_model_init(&M, V, m, NK);
 	for (int step = 0; step < NOPS; step++) {
 		u32 k = ksim_rng_below(&rng, NK), len = key_of(k, kb);
 		u32 op = ksim_rng_below(&rng, 100);
-		bool lru = is(KSIM_BPF_KIND_LRU), full_err, ok = true;
+		int i = ksim_bpf_model_find(&M, kb, len);
 		unsigned long kmalloced, live0;
+		bool ok = true;
 		int expect;
 
-		if (lru)	/* refresh: the LRU may have evicted it */
+		if (is(KSIM_BPF_KIND_LRU)) {	/* refresh: the LRU may have evicted it */
 			check_key(m, &M, k, nth, step);
+			i = ksim_bpf_model_find(&M, kb, len);
+		}
 		ksim_bpf_mem_totals(&kmalloced, &live0);
 		if (op < 50) {
 			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
 			u64 f = flags[ksim_rng_below(&rng, 4)];
 
-			for (u32 i = 0; i < VS; i++)
-				val[i] = (u8)(step * 7 + i + k);
+			for (u32 b = 0; b < VS; b++)
+				val[b] = (u8)(step * 7 + b + k);
+			expect = ksim_bpf_model_update_expect(&M, kb, len, f);
 			ret = ksim_bpf_map_update(m, kb, len, val, f);
-			full_err = !M.present[k] && !lru && count_present(&M) >= MAXE;
-			expect = f == BPF_NOEXIST && M.present[k] ? -EEXIST :
-				 f == BPF_EXIST && !M.present[k] ? -ENOENT :
-				 full_err ? ksim_bpf_full_error(V->kind) : 0;
 			if (lock_refused(m, true, ret, live0, nth, step)) {
 			} else if (ret == -ENOMEM && injected_since(&seen)) {
-			} else if (ret == expect || (lru && expect == -EEXIST && !ret) ||
-				   (lru && f == BPF_EXIST && ret == -ENOENT)) {
-				if (!ret) {
-					M.present[k] = true;
-					memcpy(M.val[k], val, VS);
-				}
+			} else if (ret == expect) {
+				if (!ret)
+					ksim_bpf_model_put(&M, kb, len, val);
+			} else if (ksim_bpf_update_lru_self_evicted(V->kind, i >= 0, f, ret)) {
+				if (ret)
+					ksim_bpf_model_del(&M, i);
+				else
+					ksim_bpf_model_put(&M, kb, len, val);
 			} else {
 				ok = false;
 			}
 		} else if (op < 75 || (op < 80 && !m->ops->map_lookup_and_delete_elem)) {
 			ret = ksim_bpf_map_delete(m, kb, len);
-			expect = M.present[k] ? 0 : -ENOENT;
+			expect = i >= 0 ? 0 : -ENOENT;
 			if (lock_refused(m, false, ret, live0, nth, step)) {
 			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect) {
-				M.present[k] = false;
+				if (i >= 0)
+					ksim_bpf_model_del(&M, i);
 			} else {
 				ok = false;
 			}
 		} else if (op < 80) {
 			ret = ksim_bpf_map_lookup_and_delete(m, kb, len, val, 0);
-			expect = M.present[k] ? 0 : -ENOENT;
+			expect = i >= 0 ? 0 : -ENOENT;
 			if (lock_refused(m, false, ret, live0, nth, step)) {
 			} else if (ret == -ENOMEM && injected_since(&seen)) {
-			} else if (ret == expect && (ret || !memcmp(val, M.val[k], VS))) {
-				M.present[k] = false;
+			} else if (ret == expect && (ret || !memcmp(val, M.e[i].val, VS))) {
+				if (i >= 0)
+					ksim_bpf_model_del(&M, i);
 			} else {
 				ok = false;
 			}
 		} else if (op < 90) {
 			u32 nlen = sizeof(nb);
+			const u8 *from = ksim_rng_below(&rng, 3) ? kb : NULL;
 
-			ret = ksim_bpf_map_get_next_key(m, ksim_rng_below(&rng, 3) ? kb : NULL, len, nb, &nlen);
+			if (!lru_reconcile(&M, nth, step))
+				break;
+			ret = ksim_bpf_map_get_next_key(m, from, len, nb, &nlen);
 			expect = 0;
-			if (ret == -ENOMEM && injected_since(&seen)) {
-			} else if (ret == -ENOENT) {
-				/* the end: fine unless the model is non-empty and we started from NULL */
-			} else if (ret || key_id(nb, nlen) < 0 || !M.present[key_id(nb, nlen)]) {
-				ok = false;
+			if (!(ret == -ENOMEM && injected_since(&seen)))
+				why = ksim_bpf_model_check_next(&M, from, len, ret, nb, nlen);
+			if (why) {
+				ksim_test_fail(__FILE__, __LINE__, "get_next_key", "%s nth=%lu step %d: %s",
+					       V->name, nth, step, why);
+				break;
 			}
 		} else {
 			ret = 0;
@@ -258,12 +250,12 @@ static bool run(unsigned long nth)
 			ksim_test_fail(__FILE__, __LINE__, "ret == expect",
 				       "%s nth=%lu step %d op %u key %u: returned %d, model expects %d",
 				       V->name, nth, step, op, k, ret, expect);
-			ksim_bpf_map_free(m);
-			return false;
+			why = "";
+			break;
 		}
 		if (!check_key(m, &M, k, nth, step)) {
-			ksim_bpf_map_free(m);
-			return false;
+			why = "";
+			break;
 		}
 		/*
 		 * Objects freed with bpf_mem_cache_free_rcu() (7.x lpm_trie)
@@ -275,44 +267,18 @@ static bool run(unsigned long nth)
 		if (is(KSIM_BPF_KIND_LPM))
 			rcu_barrier();
 	}
-	/* the whole map: a walk from the start */
-	for (u32 len = 0, n = 0;; n++) {
-		u32 nlen = sizeof(nb);
-		int j;
-
-		ret = ksim_bpf_map_get_next_key(m, len ? kb : NULL, len, nb, &nlen);
-		if (ret == -ENOMEM && injected_since(&seen)) {
-			len = n = 0;	/* start over */
-			memset(walked, 0, sizeof(walked));
-			continue;
-		}
-		if (ret)
-			break;
-		j = key_id(nb, nlen);
-		if (j < 0 || walked[j] || !M.present[j] || n > NK) {
-			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: walk returned key %d%s",
-				       V->name, nth, j, n > NK ? " (too many keys)" :
-				       j >= 0 && walked[j] ? " twice" : " not in the model");
-			ret = 0;
-			break;
-		}
-		walked[j] = true;
-		memcpy(kb, nb, nlen);
-		len = nlen;
-	}
-	if (ret == -ENOENT) {
-		for (u32 k = 0; k < NK; k++) {
-			if (M.present[k] && !walked[k] && !is(KSIM_BPF_KIND_LRU)) {
-				ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: key %u missing from the walk",
-					       V->name, nth, k);
-				break;
-			}
-		}
-	} else if (ret) {
-		ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: walk failed with %d", V->name, nth, ret);
+	/* the whole map: a walk from the start (-ENOMEM injected: start over) */
+	if (!why && lru_reconcile(&M, nth, NOPS)) {
+		do {
+			why = ksim_bpf_model_walk(&M, &err);
+		} while (!why && err == -ENOMEM && injected_since(&seen));
+		if (why || err != -ENOENT)
+			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: %s (ended with %d)",
+				       V->name, nth, why ?: "", err);
 	}
 	ksim_bpf_map_free(m);
-	return true;
+	ksim_bpf_model_fini(&M);
+	return !why;
 }
 
 static void sweep_cls(const char *name, unsigned int cls)

@@ -29,7 +29,7 @@
 #include <ksim/rcu.h>
 #include <ksim/test.h>
 
-extern bool ksim_qp_trie_ref_mutant_no_rcu;
+#include <qptrie/qp_trie_ref.h>
 
 struct val {
 	u64 tag;	/* derived from the key */

@@ -8,7 +8,8 @@
  * benchmarks, and meant for stress/ and fuzz/.
  *
  * Keys are byte strings.  For fixed-key maps key_len must equal key_size.
- * For BPF_F_DYNPTR_KEY maps (qp-trie) the driver wraps the bytes in a
+ * For dynptr-key maps (qp-tries: BPF_F_DYNPTR_KEY, or the key BTF type
+ * KSIM_BPF_BTF_ID_DYNPTR) the driver wraps the bytes in a
  * struct bpf_dynptr_kern as the series' syscall layer does; get_next_key
  * hands the map a dynptr of map_extra bytes and returns the size the map
  * set.  Values are value_size bytes, or round_up(value_size, 8) * nr_cpus
@@ -32,76 +33,27 @@ struct ksim_bpf_variant {
 #define KSIM_BPF_KIND_LRU	0x2	/* evicts instead of -E2BIG when full */
 #define KSIM_BPF_KIND_PERCPU	0x4	/* per-CPU values */
 #define KSIM_BPF_KIND_LPM	0x8	/* longest-prefix match, bpf_lpm_trie_key_u8 keys */
-#define KSIM_BPF_KIND_DYNPTR	0x10	/* variable-length dynptr keys, ordered walk */
+#define KSIM_BPF_KIND_DYNPTR	0x10	/* variable-length dynptr keys */
 #define KSIM_BPF_KIND_KERNEL	0x20	/* code from the kernel tree (vs ours) */
+/* The map finds its dynptr keys from the key's BTF type (the series' v2),
+ * not from BPF_F_DYNPTR_KEY: the driver gives it that key type. */
+#define KSIM_BPF_KIND_DYNPTR_BTF 0x40
+/* A stand-in for a map the tree may lack (our qp-trie with the series'
+ * get_next_key): tests and stress only, not indexed by fuzz inputs. */
+#define KSIM_BPF_KIND_STAND_IN	0x80
+/* get_next_key contract (qptrie/include/qptrie/model.h judges it): from a
+ * present key, the next in the map's documented order (LPM: postorder;
+ * qp-tries: bytes).  Without it: no order. */
+#define KSIM_BPF_KIND_ORDERED	0x100
+/* ... and from an absent key too, the next key after it in that order.
+ * Without it an absent key restarts the walk at the first key. */
+#define KSIM_BPF_KIND_SUCC_ANY	0x200
 
 /*
- * The update semantics every reference model shares (conformance tests, fuzz,
- * stress, fault sweeps), as kernel/bpf/syscall.c and the maps define them.
- * ksim_bpf_update_expect(): what an update must return for a valid key the
- * model holds (@present) or not, with @n of @max entries in use.
+ * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
+ * here: the id stands for "struct bpf_dynptr").
  */
-static inline int ksim_bpf_full_error(unsigned int kind)
-{
-	return kind & KSIM_BPF_KIND_HASH ? -E2BIG : -ENOSPC;
-}
-
-static inline int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags,
-					 unsigned int n, unsigned int max)
-{
-	if (flags > BPF_EXIST)
-		return -EINVAL;
-	if (present)
-		return flags == BPF_NOEXIST ? -EEXIST : 0;
-	if (flags == BPF_EXIST)
-		return -ENOENT;
-	if (n >= max && !(kind & KSIM_BPF_KIND_LRU))
-		return ksim_bpf_full_error(kind);
-	return 0;
-}
-
-/*
- * Kernel LRU maps pop a free node before they look the key up, and that may
- * evict the very key being updated: the update then returns what it would
- * for an absent key.  True when @err is that case.
- */
-static inline bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags,
-						    int err)
-{
-	return present && (kind & KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
-	       err == (flags == BPF_EXIST ? -ENOENT : 0);
-}
-
-/*
- * Lock failures (fault engine class lock, ksim/fault.h) in the calling
- * thread's last map command (lookup, update, delete, lookup_and_delete):
- *   - trees with rqspinlock: res_spin_lock() failures injected into it (the
- *     command may then fail, see ksim_bpf_lock_error_ok());
- *   - trees without (6.1, 6.12): nested programs run.  When the engine fails
- *     the site htab_lock_bucket (the raw_spin_lock of the command's own
- *     bucket), the driver runs, with the bucket lock held, what a tracing
- *     program re-entering the map on this CPU would: a delete of the same
- *     key.  The kernel's per-CPU map_locked check must refuse it with -EBUSY
- *     and change nothing; the command itself goes on.
- */
-/*
- * Values read back equal values written, on the bytes that are the value:
- * per-CPU maps lay out round_up(value_size, 8) bytes per CPU, and the
- * padding after value_size is not part of it (6.x updates copy it, 7.x do
- * not and read it back as the zeroes the area started with).
- */
-static inline bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b)
-{
-	u32 vs = map->value_size, stride = round_up(vs, 8);
-
-	if (map->map_type != BPF_MAP_TYPE_PERCPU_HASH &&
-	    map->map_type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
-		return !memcmp(a, b, vs);
-	for (u32 cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (memcmp((const u8 *)a + cpu * stride, (const u8 *)b + cpu * stride, vs))
-			return false;
-	return true;
-}
+#define KSIM_BPF_BTF_ID_DYNPTR	0x6b73696d
 
 /*
  * Restart the maps' get_random_*() (hash seeds) from @seed: runs that must
@@ -109,6 +61,18 @@ static inline bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, c
  */
 void ksim_bpf_random_reseed(u64 seed);
 
+/*
+ * Lock failures (fault engine class lock, ksim/fault.h) in the calling
+ * thread's last map command (lookup, update, delete, lookup_and_delete):
+ *   - trees with rqspinlock: res_spin_lock() failures injected into it (the
+ *     command may then fail: ksim_bpf_lock_error_ok(), qptrie/model.h);
+ *   - trees without (6.1, 6.12): nested programs run.  When the engine fails
+ *     the site htab_lock_bucket (the raw_spin_lock of the command's own
+ *     bucket), the driver runs, with the bucket lock held, what a tracing
+ *     program re-entering the map on this CPU would: a delete of the same
+ *     key.  The kernel's per-CPU map_locked check must refuse it with -EBUSY
+ *     and change nothing; the command itself goes on.
+ */
 struct ksim_bpf_lockfail {
 	unsigned long injected;		/* res_spin_lock failures injected */
 	unsigned long nested;		/* nested programs run */
@@ -117,28 +81,8 @@ struct ksim_bpf_lockfail {
 };
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out);
 
-/*
- * What a command may return when a lock failed in it, besides its normal
- * result, always with no change to the map's keys (LRU maps: except
- * evictions, which any update may do): the lock's -EDEADLK/-ETIMEDOUT;
- * preallocated hash updates -E2BIG (pcpu_freelist_pop() skips a list whose
- * lock fails and may find none); LRU updates -ENOMEM (bpf_lru_pop_free()
- * gives up when a list lock fails).
- */
-static inline bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind,
-					  bool update, int err)
-{
-	if (err == -EDEADLK || err == -ETIMEDOUT)
-		return true;
-	if (!update || !(kind & KSIM_BPF_KIND_HASH))
-		return false;
-	if (kind & KSIM_BPF_KIND_LRU)
-		return err == -ENOMEM;
-	return err == -E2BIG && !(map->map_flags & BPF_F_NO_PREALLOC);
-}
-
-/* The variants built into this binary (qptrie/variants.c), NULL-terminated. */
-extern const struct ksim_bpf_variant *const ksim_bpf_variants[];
+/* The variants built into this binary (qptrie/variants.c); the last has no name. */
+extern const struct ksim_bpf_variant ksim_bpf_variants[];
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
 
 struct ksim_bpf_map_attr {
@@ -149,6 +93,18 @@ struct ksim_bpf_map_attr {
 	u64 map_extra;
 	int numa_node;
 };
+
+/* The key shape: @key_size bytes, or for dynptr maps 1..@maxlen bytes (map_extra). */
+static inline void ksim_bpf_attr_set_key(struct ksim_bpf_map_attr *a, const struct ksim_bpf_variant *v,
+					 u32 key_size, u32 maxlen)
+{
+	if (v->kind & KSIM_BPF_KIND_DYNPTR) {
+		a->key_size = sizeof(struct bpf_dynptr);
+		a->map_extra = maxlen;
+	} else {
+		a->key_size = key_size;
+	}
+}
 
 /* map_create(): alloc_check, alloc, then the syscall's initialisation. */
 struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,

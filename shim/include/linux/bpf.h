@@ -33,11 +33,12 @@
 #include <asm/byteorder.h>
 
 /*
- * The posted qp-trie series adds these to the uapi; a tree without the
- * series gets values of ours (BPF_F_DYNPTR_KEY outside the mainline flag
- * range, BPF_MAP_TYPE_QP_TRIE a number no mainline type uses).
+ * The posted qp-trie series (v1) adds these to the uapi; a tree without
+ * them gets values of ours (BPF_F_DYNPTR_KEY outside the mainline flag
+ * range, BPF_MAP_TYPE_QP_TRIE a number no mainline type uses).  Probed,
+ * not #ifndef: the uapi's flags are enum constants, not macros.
  */
-#ifndef BPF_F_DYNPTR_KEY
+#if !KSIM_HAVE_BPF_F_DYNPTR_KEY
 #define BPF_F_DYNPTR_KEY	(1U << 30)
 #endif
 #define KSIM_BPF_MAP_TYPE_QP_TRIE	((enum bpf_map_type)1000)	/* beyond any mainline type */

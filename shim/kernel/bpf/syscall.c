@@ -340,9 +340,14 @@ static bool is_percpu(const struct bpf_map *map)
 	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
+/*
+ * Dynptr keys: marked by BPF_F_DYNPTR_KEY (our qp-trie, the series' v1), or
+ * by the key's BTF type (the series' v2: ksim_bpf_map_create() gives such a
+ * map the key type KSIM_BPF_BTF_ID_DYNPTR).
+ */
 static bool is_dynptr(const struct bpf_map *map)
 {
-	return map->map_flags & BPF_F_DYNPTR_KEY;
+	return (map->map_flags & BPF_F_DYNPTR_KEY) || map->btf_key_type_id == KSIM_BPF_BTF_ID_DYNPTR;
 }
 
 u32 ksim_bpf_value_size(const struct bpf_map *map)
@@ -368,6 +373,8 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	attr.map_flags = a->map_flags | v->map_flags;
 	attr.map_extra = a->map_extra;
 	attr.numa_node = a->numa_node;
+	if (v->kind & KSIM_BPF_KIND_DYNPTR_BTF)
+		attr.btf_key_type_id = KSIM_BPF_BTF_ID_DYNPTR;
 
 	/* map_create() */
 	err = -EINVAL;
@@ -392,6 +399,7 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	}
 	map->ops = ops;
 	map->map_type = attr.map_type;
+	map->btf_key_type_id = attr.btf_key_type_id;
 	atomic64_set(&map->refcnt, 1);
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
@@ -430,6 +438,30 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 	return 0;
 }
 
+/*
+ * map_lookup_elem()/map_update_elem(): the flag checks, then the key.  7.x:
+ * bpf_map_check_op_flags() (lookups take BPF_F_LOCK and BPF_F_CPU, updates
+ * leave the rest to the map); 6.x: BPF_F_LOCK needs a spin lock in the
+ * value, and a lookup takes no other flag.
+ */
+static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void *key,
+			u32 key_len, struct ksim_key *k)
+{
+	int err;
+
+#if KSIM_HAVE_BPF_F_CPU
+	err = bpf_map_check_op_flags(map, flags, update ? ~0ULL : BPF_F_LOCK | BPF_F_CPU);
+	if (err)
+		return err;
+#else
+	if (!update && (flags & ~BPF_F_LOCK))
+		return -EINVAL;
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
+		return -EINVAL;
+#endif
+	return make_key(map, key, key_len, k);
+}
+
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags)
 {
@@ -437,17 +469,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	void *ptr;
 	int err;
 
-#if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, BPF_F_LOCK | BPF_F_CPU);
-	if (err)
-		return err;
-#else
-	if (flags & ~BPF_F_LOCK)
-		return -EINVAL;
-	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
-		return -EINVAL;
-#endif
-	err = make_key(map, key, key_len, &k);
+	err = op_flags_key(map, flags, false, key, key_len, &k);
 	if (err)
 		return err;
 	/* bpf_map_copy_value() */
@@ -522,15 +544,7 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	void *vbuf;
 	int err;
 
-#if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, ~0);
-	if (err)
-		return err;
-#else
-	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
-		return -EINVAL;
-#endif
-	err = make_key(map, key, key_len, &k);
+	err = op_flags_key(map, flags, true, key, key_len, &k);
 	if (err)
 		return err;
 	/* the syscall copies the value into a kernel buffer first */
@@ -629,8 +643,8 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name)
 {
-	for (int i = 0; ksim_bpf_variants[i]; i++)
-		if (!strcmp(ksim_bpf_variants[i]->name, name))
-			return ksim_bpf_variants[i];
+	for (const struct ksim_bpf_variant *v = ksim_bpf_variants; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
 	return NULL;
 }

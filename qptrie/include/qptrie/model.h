@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one reference model of the BPF maps (qptrie/model.c), shared by the
+ * conformance suite, the fault sweep, the fuzz target (fuzz/bpfmap.c) and
+ * the stress program (stress/bpf_stress.c), as mm-sim's ksim_mm_check() is
+ * for the VMA code.  It says what each map documents and nothing more:
+ *
+ * - hash maps (kernel/bpf/hashtab.c): exact match; update flags BPF_ANY,
+ *   BPF_NOEXIST, BPF_EXIST (anything else -EINVAL); -E2BIG for a new key in
+ *   a full map (preallocated or not; a lock failure may also give -E2BIG
+ *   on a preallocated map, see ksim_bpf_lock_error_ok()); per-CPU maps hold
+ *   one value per CPU; get_next_key in no particular order, an absent key
+ *   restarts at the first key;
+ * - LRU hash maps: a full map evicts instead of failing; an update may
+ *   evict any key, even the one being updated (the kernel pops a free node
+ *   before it looks the key up), so keys may vanish on updates only;
+ * - LPM trie (kernel/bpf/lpm_trie.c): keys are struct bpf_lpm_trie_key_u8;
+ *   two keys are the same element when prefixlen and the first prefixlen
+ *   bits are equal (bits past the prefix are kept, as the last update wrote
+ *   them, but do not matter); lookup returns the longest stored prefix of
+ *   the key (prefixlen > max_prefixlen: none); update and delete refuse
+ *   prefixlen > max_prefixlen with -EINVAL; -ENOSPC when full;
+ *   get_next_key walks in postorder, more specific prefixes before the
+ *   less specific ones that contain them (ksim_bpf_key_cmp()), and an
+ *   absent or invalid key restarts at the first key;
+ * - qp-tries (dynptr keys of 1..map_extra bytes): -ENOSPC when full; the
+ *   get_next_key contract is the variant's (KSIM_BPF_KIND_ORDERED: byte
+ *   order from a present key; KSIM_BPF_KIND_SUCC_ANY: the successor of any
+ *   key, present or not; otherwise an absent key restarts at the first).
+ *
+ * Judging functions return NULL when the map did what it may do, else one
+ * line saying what went wrong (a per-thread buffer, valid until the next
+ * call); the caller reports it through its own sink.
+ */
+#ifndef _QPTRIE_MODEL_H
+#define _QPTRIE_MODEL_H
+
+#include <ksim/bpf.h>
+
+#define KSIM_BPF_MODEL_KMAX	68			/* LPM: 4 + 64 data bytes */
+#define KSIM_BPF_MODEL_VMAX	(48 * KSIM_NR_CPUS)	/* per-CPU: every CPU's copy */
+
+/* ---- keys and the maps' documented semantics ---- */
+
+u32 ksim_bpf_lpm_plen(const u8 *key);
+/* LPM: does @prefix (stored key) cover @key (its prefixlen <= @key's, same bits)? */
+bool ksim_bpf_lpm_covers(const u8 *prefix, const u8 *key);
+/* Same element of a map of this kind (LPM: prefixlen and prefix bits). */
+bool ksim_bpf_key_eq(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 blen);
+/* The map's walk order (LPM: postorder; others: bytes, a key before its extensions). */
+int ksim_bpf_key_cmp(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 blen);
+/* A key for messages (LPM: /plen:data); rotating per-thread buffers. */
+const char *ksim_bpf_keystr(unsigned int kind, const u8 *key, u32 klen);
+
+int ksim_bpf_full_error(unsigned int kind);
+/* What an update must return for a valid key the model holds (@present) or not. */
+int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned int n,
+			   unsigned int max);
+/* LRU: an update of a present key that returned what an absent key gets (self-eviction). */
+bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags, int err);
+/*
+ * What a command may return when a lock failed in it, besides its normal
+ * result, always with no change to the map's keys (LRU maps: except
+ * evictions, which any update may do): the lock's -EDEADLK/-ETIMEDOUT;
+ * preallocated hash updates -E2BIG (pcpu_freelist_pop() skips a list whose
+ * lock fails and may find none); LRU updates -ENOMEM (bpf_lru_pop_free()
+ * gives up when a list lock fails).
+ */
+bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool update, int err);
+/*
+ * Values read back equal values written, on the bytes that are the value:
+ * per-CPU maps lay out round_up(value_size, 8) bytes per CPU, and the
+ * padding after value_size is not part of it (6.x updates copy it, 7.x do
+ * not and read it back as the zeroes the area started with).
+ */
+bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b);
+
+/* ---- the model of one map's contents ---- */
+
+struct ksim_bpf_ment {
+	u32 klen;
+	u8 key[KSIM_BPF_MODEL_KMAX];	/* as last written (LPM: bits past the prefix too) */
+	u8 val[KSIM_BPF_MODEL_VMAX];
+};
+
+struct ksim_bpf_model {
+	const struct ksim_bpf_variant *v;
+	struct bpf_map *map;
+	unsigned int kind;
+	u32 max;		/* max_entries */
+	u32 vsize;		/* bytes a lookup copies (per-CPU: all CPUs) */
+	u32 n, cap;
+	struct ksim_bpf_ment *e;
+};
+
+/*
+ * An empty model of @map, room for @cap keys.  @m starts zeroed; a model
+ * initialised again keeps its memory (fuzz iterations: no allocation).
+ */
+void ksim_bpf_model_init(struct ksim_bpf_model *m, const struct ksim_bpf_variant *v,
+			 struct bpf_map *map, u32 cap);
+void ksim_bpf_model_fini(struct ksim_bpf_model *m);
+
+/*
+ * The errno the driver or the map gives for a malformed key, else 0:
+ * dynptr keys of 0 or more than map_extra bytes (-EINVAL, every command);
+ * LPM prefixlen > max_prefixlen (-EINVAL for update/delete, @write; a
+ * lookup finds nothing and get_next_key restarts).
+ */
+int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 klen, bool write);
+/* The element @key names, or -1. */
+int ksim_bpf_model_find(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
+/* What a lookup of @key finds (LPM: the longest covering prefix), or -1. */
+int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
+/* What an update of @key with @flags must return (before LRU self-eviction). */
+int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				 u64 flags);
+/* After a successful update: the element (new or replaced) with @val; its index. */
+int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val);
+void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
+
+/* LRU maps: drop the keys the map evicted; @must (if set) may not be one of them. */
+const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len);
+/* A lookup of @key that returned @err and the value @got. */
+const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+					int err, const void *got);
+/*
+ * get_next_key(@key) (NULL: the first key) that returned @err and
+ * @next/@nlen, against the variant's contract.  An unordered map restarting
+ * from an absent key must give what get_next_key(NULL) gives now (asked).
+ */
+const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				      int err, const u8 *next, u32 nlen);
+/*
+ * A full get_next_key walk from the start: every step as
+ * ksim_bpf_model_check_next() says, every model key exactly once, nothing
+ * else.  *@errp: what ended it (-ENOENT; -ENOMEM, from LPM's walk stack,
+ * is left to the caller to judge and ends the walk without a verdict).
+ */
+const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp);
+
+#endif

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reference model of the BPF maps (qptrie/include/qptrie/model.h): what
+ * each map documents, for every test, fuzz and stress program.  The
+ * semantics are read from the trees' kernel/bpf/hashtab.c and lpm_trie.c
+ * (6.1, 6.12, 7.2 and 7.3 agree on everything judged here) and from our
+ * qp-trie's and the series' contracts.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/kernel.h>
+#include <qptrie/model.h>
+
+/* ---- keys ---- */
+
+u32 ksim_bpf_lpm_plen(const u8 *key)
+{
+	u32 p;
+
+	memcpy(&p, key, 4);
+	return p;
+}
+
+/* Bit @i (from the most significant bit of data[0]) of an LPM key. */
+static int lpm_bit(const u8 *key, u32 i)
+{
+	return key[4 + i / 8] >> (7 - i % 8) & 1;
+}
+
+/* The first @bits bits of the data equal (__longest_prefix_match() >= @bits). */
+static bool lpm_prefix_eq(const u8 *a, const u8 *b, u32 bits)
+{
+	u32 bytes = bits / 8;
+
+	if (memcmp(a + 4, b + 4, bytes))
+		return false;
+	if (bits % 8)
+		return !((a[4 + bytes] ^ b[4 + bytes]) & (u8)(0xff << (8 - bits % 8)));
+	return true;
+}
+
+bool ksim_bpf_lpm_covers(const u8 *prefix, const u8 *key)
+{
+	u32 pl = ksim_bpf_lpm_plen(prefix);
+
+	return pl <= ksim_bpf_lpm_plen(key) && lpm_prefix_eq(prefix, key, pl);
+}
+
+bool ksim_bpf_key_eq(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	if (alen != blen)
+		return false;
+	if (kind & KSIM_BPF_KIND_LPM)
+		return ksim_bpf_lpm_plen(a) == ksim_bpf_lpm_plen(b) &&
+		       lpm_prefix_eq(a, b, ksim_bpf_lpm_plen(a));
+	return !memcmp(a, b, alen);
+}
+
+/*
+ * LPM: trie_get_next_key() "follows postorder" (lpm_trie.c): child[0]'s
+ * subtree, child[1]'s, then the node.  On keys: the first bit where the
+ * prefixes differ decides (0 first); a prefix of the other comes after it.
+ */
+static int lpm_cmp(const u8 *a, const u8 *b)
+{
+	u32 pa = ksim_bpf_lpm_plen(a), pb = ksim_bpf_lpm_plen(b);
+
+	for (u32 i = 0; i < min(pa, pb); i++)
+		if (lpm_bit(a, i) != lpm_bit(b, i))
+			return lpm_bit(a, i) - lpm_bit(b, i);
+	return (pa < pb) - (pa > pb);
+}
+
+int ksim_bpf_key_cmp(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	int c;
+
+	if (kind & KSIM_BPF_KIND_LPM)
+		return lpm_cmp(a, b);
+	c = memcmp(a, b, min(alen, blen));
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+const char *ksim_bpf_keystr(unsigned int kind, const u8 *key, u32 klen)
+{
+	static __thread char buf[4][160];
+	static __thread int slot;
+	char *s = buf[slot++ & 3];
+	size_t o = 0, sz = sizeof(buf[0]);
+
+	if (!key)
+		return "NULL";
+	if (!klen)
+		return "(empty)";
+	if ((kind & KSIM_BPF_KIND_LPM) && klen >= 4) {
+		o = snprintf(s, sz, "/%u:", ksim_bpf_lpm_plen(key));
+		key += 4;
+		klen -= 4;
+	}
+	s[o] = 0;
+	for (u32 i = 0; i < klen && o + 3 < sz; i++)
+		o += snprintf(s + o, sz - o, "%02x", key[i]);
+	return s;
+}
+
+/* ---- semantics ---- */
+
+int ksim_bpf_full_error(unsigned int kind)
+{
+	return kind & KSIM_BPF_KIND_HASH ? -E2BIG : -ENOSPC;
+}
+
+int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned int n,
+			   unsigned int max)
+{
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	if (present)
+		return flags == BPF_NOEXIST ? -EEXIST : 0;
+	if (flags == BPF_EXIST)
+		return -ENOENT;
+	if (n >= max && !(kind & KSIM_BPF_KIND_LRU))
+		return ksim_bpf_full_error(kind);
+	return 0;
+}
+
+bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags, int err)
+{
+	return present && (kind & KSIM_BPF_KIND_LRU) && flags <= BPF_EXIST &&
+	       err == (flags == BPF_EXIST ? -ENOENT : 0);
+}
+
+bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool update, int err)
+{
+	if (err == -EDEADLK || err == -ETIMEDOUT)
+		return true;
+	if (!update || !(kind & KSIM_BPF_KIND_HASH))
+		return false;
+	if (kind & KSIM_BPF_KIND_LRU)
+		return err == -ENOMEM;
+	return err == -E2BIG && !(map->map_flags & BPF_F_NO_PREALLOC);
+}
+
+bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b)
+{
+	u32 vs = map->value_size, stride = round_up(vs, 8);
+
+	if (map->map_type != BPF_MAP_TYPE_PERCPU_HASH &&
+	    map->map_type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
+		return !memcmp(a, b, vs);
+	for (u32 cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (memcmp((const u8 *)a + cpu * stride, (const u8 *)b + cpu * stride, vs))
+			return false;
+	return true;
+}
+
+/* ---- the model ---- */
+
+static __thread char verdict[512];
+
+__attribute__((format(printf, 1, 2)))
+static const char *fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(verdict, sizeof(verdict), fmt, ap);
+	va_end(ap);
+	return verdict;
+}
+
+#define KS(k, l)	ksim_bpf_keystr(m->kind, (k), (l))
+
+void ksim_bpf_model_init(struct ksim_bpf_model *m, const struct ksim_bpf_variant *v,
+			 struct bpf_map *map, u32 cap)
+{
+	struct ksim_bpf_ment *e = m->e;
+
+	if (e && m->cap < cap) {
+		free(e);
+		e = NULL;
+	}
+	if (!e)
+		e = calloc(cap, sizeof(*e));
+	else
+		cap = m->cap;
+	memset(m, 0, sizeof(*m));
+	m->v = v;
+	m->kind = v->kind;
+	m->map = map;
+	m->max = map->max_entries;
+	m->vsize = ksim_bpf_value_size(map);
+	m->cap = cap;
+	m->e = e;
+	if (!m->e || m->vsize > KSIM_BPF_MODEL_VMAX) {
+		fprintf(stderr, "ksim_bpf_model: %u entries of %u-byte values: too large\n",
+			cap, m->vsize);
+		abort();
+	}
+}
+
+void ksim_bpf_model_fini(struct ksim_bpf_model *m)
+{
+	free(m->e);
+	m->e = NULL;
+	m->n = m->cap = 0;
+}
+
+int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 klen, bool write)
+{
+	if (m->kind & KSIM_BPF_KIND_DYNPTR)
+		return !klen || klen > m->map->map_extra ? -EINVAL : 0;
+	if (klen != m->map->key_size)
+		return -EINVAL;
+	if ((m->kind & KSIM_BPF_KIND_LPM) && write &&
+	    ksim_bpf_lpm_plen(key) > (m->map->key_size - 4) * 8)
+		return -EINVAL;
+	return 0;
+}
+
+int ksim_bpf_model_find(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	for (u32 i = 0; i < m->n; i++)
+		if (ksim_bpf_key_eq(m->kind, m->e[i].key, m->e[i].klen, key, klen))
+			return i;
+	return -1;
+}
+
+int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	int best = -1;
+
+	if (ksim_bpf_model_key_error(m, key, klen, false))
+		return -1;
+	if (!(m->kind & KSIM_BPF_KIND_LPM))
+		return ksim_bpf_model_find(m, key, klen);
+	if (ksim_bpf_lpm_plen(key) > (m->map->key_size - 4) * 8)
+		return -1;	/* trie_lookup_elem(): NULL */
+	for (u32 i = 0; i < m->n; i++)
+		if (ksim_bpf_lpm_covers(m->e[i].key, key) &&
+		    (best < 0 || ksim_bpf_lpm_plen(m->e[i].key) > ksim_bpf_lpm_plen(m->e[best].key)))
+			best = i;
+	return best;
+}
+
+int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				 u64 flags)
+{
+	int err = ksim_bpf_model_key_error(m, key, klen, true);
+
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	if (err)
+		return err;
+	return ksim_bpf_update_expect(m->kind, ksim_bpf_model_find(m, key, klen) >= 0, flags,
+				      m->n, m->max);
+}
+
+int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
+{
+	int i = ksim_bpf_model_find(m, key, klen);
+
+	if (i < 0) {
+		if (m->n >= m->cap || klen > KSIM_BPF_MODEL_KMAX) {
+			fprintf(stderr, "ksim_bpf_model: full (%u entries) or key too long (%u)\n",
+				m->cap, klen);
+			abort();
+		}
+		i = m->n++;
+	}
+	memcpy(m->e[i].key, key, klen);	/* LPM: the bytes of the last update are stored */
+	m->e[i].klen = klen;
+	memcpy(m->e[i].val, val, m->vsize);
+	return i;
+}
+
+void ksim_bpf_model_del(struct ksim_bpf_model *m, int i)
+{
+	m->e[i] = m->e[--m->n];
+}
+
+const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len)
+{
+	const char *why = NULL;
+	u8 got[KSIM_BPF_MODEL_VMAX];
+
+	for (int i = m->n - 1; i >= 0; i--) {
+		if (ksim_bpf_map_lookup(m->map, m->e[i].key, m->e[i].klen, got, 0) != -ENOENT)
+			continue;
+		if (must && !why && ksim_bpf_key_eq(m->kind, m->e[i].key, m->e[i].klen, must, must_len))
+			why = fail("LRU evicted the key it just stored (%s)", KS(must, must_len));
+		ksim_bpf_model_del(m, i);
+	}
+	if (!why && m->n > m->max)
+		why = fail("LRU holds %u keys > max_entries %u", m->n, m->max);
+	return why;
+}
+
+const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+					int err, const void *got)
+{
+	int kerr = ksim_bpf_model_key_error(m, key, klen, false);
+	int j = ksim_bpf_model_lookup(m, key, klen);
+	int want = kerr ?: (j >= 0 ? 0 : -ENOENT);
+
+	if (err != want)
+		return fail("lookup(%s) = %d, model %d%s%s", KS(key, klen), err, want,
+			    j >= 0 ? " (entry " : "", j >= 0 ? KS(m->e[j].key, m->e[j].klen) : "");
+	if (!err && !ksim_bpf_value_eq(m->map, got, m->e[j].val))
+		return fail("lookup(%s): wrong value (model entry %s)", KS(key, klen),
+			    KS(m->e[j].key, m->e[j].klen));
+	return NULL;
+}
+
+/* The first model key in the map's order after @key (NULL: the first), or -1. */
+static int model_succ(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	int best = -1;
+
+	for (u32 i = 0; i < m->n; i++) {
+		const struct ksim_bpf_ment *e = &m->e[i];
+
+		if (key && ksim_bpf_key_cmp(m->kind, e->key, e->klen, key, klen) <= 0)
+			continue;
+		if (best < 0 || ksim_bpf_key_cmp(m->kind, e->key, e->klen,
+						 m->e[best].key, m->e[best].klen) < 0)
+			best = i;
+	}
+	return best;
+}
+
+const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				      int err, const u8 *next, u32 nlen)
+{
+	bool ordered = m->kind & KSIM_BPF_KIND_ORDERED;
+	int kerr = key ? ksim_bpf_model_key_error(m, key, klen, false) : 0;
+	int i, want;
+	bool restart;
+
+	if (kerr)
+		return err == kerr ? NULL : fail("get_next_key(%s) = %d, want %d", KS(key, klen),
+						 err, kerr);
+	i = key ? ksim_bpf_model_find(m, key, klen) : -1;
+	restart = !key || (i < 0 && !(m->kind & KSIM_BPF_KIND_SUCC_ANY));
+	if (ordered) {
+		want = model_succ(m, restart ? NULL : key, klen);
+		if (want < 0 && err != -ENOENT)
+			return fail("get_next_key(%s%s) = %d %s, model: the end", KS(key, klen),
+				    i < 0 && key ? ", absent" : "", err, err ? "" : KS(next, nlen));
+		if (want >= 0 && (err || nlen != m->e[want].klen ||
+				  memcmp(next, m->e[want].key, nlen)))
+			return fail("get_next_key(%s%s) = %d %s, model %s %s", KS(key, klen),
+				    i < 0 && key ? ", absent" : "", err, err ? "" : KS(next, nlen),
+				    restart ? "first key" : "successor",
+				    KS(m->e[want].key, m->e[want].klen));
+	} else if (restart) {
+		if (err != (m->n ? 0 : -ENOENT))
+			return fail("get_next_key(%s) = %d with %u keys", KS(key, klen), err, m->n);
+		if (key && !err) {
+			/* no order: "the first key" is whatever the map starts with now */
+			u8 first[KSIM_BPF_MODEL_KMAX];
+			u32 flen = sizeof(first);
+			int ferr = ksim_bpf_map_get_next_key(m->map, NULL, 0, first, &flen);
+
+			if (ferr || flen != nlen || memcmp(first, next, flen))
+				return fail("get_next_key(absent %s) = %s, not the first key %s",
+					    KS(key, klen), KS(next, nlen),
+					    ferr ? "(none)" : KS(first, flen));
+		}
+	} else if (err && err != -ENOENT) {
+		return fail("get_next_key(%s) = %d", KS(key, klen), err);
+	}
+	if (err)
+		return NULL;
+	i = ksim_bpf_model_find(m, next, nlen);
+	if (i < 0)
+		return fail("get_next_key(%s) = %s: not in the model", KS(key, klen), KS(next, nlen));
+	/* The map hands back the key it stored (LPM: bits past the prefix too). */
+	if (memcmp(next, m->e[i].key, nlen))
+		return fail("get_next_key(%s) = %s, stored %s", KS(key, klen), KS(next, nlen),
+			    KS(m->e[i].key, m->e[i].klen));
+	if (key && ksim_bpf_key_eq(m->kind, next, nlen, key, klen))
+		return fail("get_next_key(%s) returned the same key", KS(key, klen));
+	return NULL;
+}
+
+const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
+{
+	u8 cur[KSIM_BPF_MODEL_KMAX], next[KSIM_BPF_MODEL_KMAX];
+	u32 clen = 0, nlen, count = 0;
+	bool *seen = calloc(m->n + 1, sizeof(*seen));
+	const char *why = NULL;
+	int err;
+
+	for (;;) {
+		nlen = sizeof(next);
+		err = ksim_bpf_map_get_next_key(m->map, count ? cur : NULL, clen, next, &nlen);
+		if (err == -ENOMEM)
+			break;
+		why = ksim_bpf_model_check_next(m, count ? cur : NULL, clen, err, next, nlen);
+		if (why || err)
+			break;
+		int i = ksim_bpf_model_find(m, next, nlen);
+
+		if (seen[i]) {
+			why = fail("walk returned %s twice (after %u keys of %u)", KS(next, nlen),
+				   count, m->n);
+			break;
+		}
+		seen[i] = true;
+		count++;
+		memcpy(cur, next, nlen);
+		clen = nlen;
+	}
+	free(seen);
+	*errp = err;
+	if (!why && err == -ENOENT && count != m->n)
+		why = fail("walk saw %u of %u keys", count, m->n);
+	return why;
+}
