@@ -88,6 +88,9 @@ ksim_feature(KSIM_HAVE_MAPLE_REGRESSION_TESTS FILE tools/testing/radix-tree/mapl
 ksim_feature(KSIM_HAVE_MT_DUMP_FORMAT FILE include/linux/maple_tree.h
   REGEX "void mt_dump\\(const struct maple_tree \\*mt, enum mt_dump_format"
   WHY "mt_dump() takes a format")
+ksim_feature(KSIM_HAVE_MAS_STATUS FILE include/linux/maple_tree.h
+  REGEX "enum maple_status status;"
+  WHY "struct ma_state has status and end (6.8+; before, the status was encoded in ->node)")
 
 # Slab
 ksim_feature(KSIM_HAVE_SLAB_SHEAVES FILE include/linux/slab.h REGEX "sheaf_capacity"

@@ -36,6 +36,8 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <ksim/fault.h>
+#include <ksim/ksim.h>
+#include <ksim/sched.h>
 #include <ksim/stress.h>
 
 #define MAX_WRITERS	8
@@ -75,6 +77,77 @@ static unsigned long region_base(int w)
 static void *value_of(unsigned long seq, int w)
 {
 	return xa_mk_value(seq << 3 | w);
+}
+
+/*
+ * KSIM_MAPLE_TRACE=A-B (with --sched): between scheduler steps A and B print
+ * every writer operation (and the tree after it, with "+dump": A-B+dump) and
+ * every step of a reader's walk with the maple state it left, which is what a
+ * single-threaded reduction of a failure needs.  Printing runs with yield
+ * points off (only the baton holder runs), so the schedule stays that of the
+ * run without the trace.
+ */
+static unsigned long trace_from, trace_to;
+static bool trace_dump;
+
+static bool tracing(unsigned long *step)
+{
+	if (!trace_to)
+		return false;
+	*step = ksim_sched_steps(NULL);
+	return *step >= trace_from && *step <= trace_to;
+}
+
+static void trace_init(void)
+{
+	const char *v = getenv("KSIM_MAPLE_TRACE");
+	int end = 0;
+
+	if (!v)
+		return;
+	if (sscanf(v, "%lu-%lu%n", &trace_from, &trace_to, &end) != 2 ||
+	    (v[end] && strcmp(v + end, "+dump"))) {
+		fprintf(stderr, "maple_stress: KSIM_MAPLE_TRACE=%s: expected FIRST-LAST[+dump] (steps)\n", v);
+		exit(2);
+	}
+	trace_dump = v[end] != 0;
+}
+
+static void trace_op(int w, unsigned long seq, const char *what, unsigned long first,
+		     unsigned long last, int ret, bool done)
+{
+	uint32_t yield = ksim_yield_threshold;
+	unsigned long step;
+
+	if (!tracing(&step))
+		return;
+	ksim_yield_threshold = 0;
+	fprintf(stderr, "# trace step %lu: writer %d seq %lu %s [%lu, %lu] = %d\n", step, w, seq,
+		what, first, last, ret);
+	if (trace_dump && done) {
+		rcu_read_lock();	/* mt_dump() reads like an RCU reader */
+#if KSIM_HAVE_MT_DUMP_FORMAT
+		mt_dump(&tree, mt_dump_dec);
+#else
+		mt_dump(&tree);
+#endif
+		rcu_read_unlock();
+	}
+	ksim_yield_threshold = yield;
+}
+
+static void trace_mas(const char *what, const struct ma_state *mas, void *entry)
+{
+	unsigned long step;
+
+	if (!tracing(&step))
+		return;
+	fprintf(stderr, "# trace step %lu: reader %s [%lu, %lu] = %p (node %p offset %u min %lu max %lu",
+		step, what, mas->index, mas->last, entry, mas->node, mas->offset, mas->min, mas->max);
+#if KSIM_HAVE_MAS_STATUS
+	fprintf(stderr, " end %u status %d", mas->end, mas->status);
+#endif
+	fprintf(stderr, ")\n");
 }
 
 /* ---- the operation log ---- */
@@ -201,6 +274,9 @@ static void writer(struct ksim_stress_thread *t)
 		}
 		log_put(r, seq, first, last, kind);
 		__atomic_store_n(&r->started, seq, __ATOMIC_RELEASE);
+		trace_op(w, seq, op < 40 ? "start store" : op < 55 ? "start store NULL" :
+			 op < 70 ? "start erase" : op < 80 ? "start insert" : "start mas_store_gfp",
+			 first, last, 0, false);
 
 		if (op < 40) {
 			ret = mtree_store_range(&tree, first, last, entry, GFP_KERNEL);
@@ -252,6 +328,7 @@ static void writer(struct ksim_stress_thread *t)
 					  op, ret, first, last, i, got, id);
 		}
 		ksim_stress_checks(t, 2);
+		trace_op(w, seq, "done", first, last, ret, true);
 		__atomic_store_n(&r->done, seq, __ATOMIC_RELEASE);
 		ksim_stress_op(t);
 
@@ -382,17 +459,21 @@ static void reader(struct ksim_stress_thread *t)
 
 	while (ksim_stress_running()) {
 		unsigned int op = ksim_rng_below(&t->rng, 4);
-		unsigned long index = rand_index(t), prev;
+		unsigned long index = rand_index(t), prev, step;
 		int n = 0, steps = 1 + ksim_rng_below(&t->rng, 24);
 		MA_STATE(mas, &tree, index, index);
 		void *entry;
 
 		rcu_read_lock();
+		if (tracing(&step))
+			fprintf(stderr, "# trace step %lu: reader op %u from %lu, up to %d steps\n", step, op,
+				index, steps);
 		for (int w = 0; w < nr_writers; w++)
 			s.done0[w] = __atomic_load_n(&regions[w].done, __ATOMIC_ACQUIRE);
 		switch (op) {
 		case 0:
 			entry = mas_walk(&mas);
+			trace_mas("mas_walk", &mas, entry);
 			obs[n++] = (struct obs){ mas.index, mas.last, entry, "mas_walk" };
 			if (mas.index > index || mas.last < index)
 				ksim_stress_fail(t, __FILE__, __LINE__, "mas_walk(%lu) gave range [%lu, %lu]",
@@ -415,14 +496,17 @@ static void reader(struct ksim_stress_thread *t)
 						fprintf(stderr, "    earlier in this walk: [%lu, %lu] = %p\n",
 							obs[k].first, obs[k].last, obs[k].entry);
 				}
+				trace_mas("mas_find", &mas, entry);
 				prev = mas.index;
 				obs[n++] = (struct obs){ mas.index, mas.last, entry, "mas_find" };
 			}
 			break;
 		case 2:
-			mas_walk(&mas);
+			entry = mas_walk(&mas);
+			trace_mas("mas_walk", &mas, entry);
 			prev = mas.last;
 			while (n < steps && (entry = mas_prev(&mas, 0)) != NULL) {
+				trace_mas("mas_prev", &mas, entry);
 				/* The mirror image of mas_find's check. */
 				if (mas.index > prev)
 					ksim_stress_fail(t, __FILE__, __LINE__,
@@ -469,6 +553,7 @@ static void reader(struct ksim_stress_thread *t)
 
 static void setup(void)
 {
+	trace_init();
 	nr_writers = ksim_stress_threads(1);
 	if (nr_writers > MAX_WRITERS || nr_writers < 1) {
 		fprintf(stderr, "maple_stress: 1..%d writers\n", MAX_WRITERS);

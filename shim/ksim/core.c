@@ -234,11 +234,29 @@ void ksim_set_yield(double p)
 	ksim_yield_threshold = p <= 0 ? 0 : p >= 1 ? UINT32_MAX : (uint32_t)(p * 4294967296.0);
 }
 
+static void (*yield_hook)(void);
+static uint32_t yield_threshold_saved;
+
+void ksim_set_yield_hook(void (*hook)(void))
+{
+	if (hook && !yield_hook) {
+		yield_threshold_saved = ksim_yield_threshold;
+		ksim_yield_threshold = UINT32_MAX;	/* every point reaches the hook */
+	} else if (!hook && yield_hook) {
+		ksim_yield_threshold = yield_threshold_saved;
+	}
+	yield_hook = hook;
+}
+
 void __ksim_yield_point(void)
 {
 	/* Per-thread xorshift: cheap, and no shared state to race on. */
 	static __thread uint64_t x;
 
+	if (yield_hook) {
+		yield_hook();
+		return;
+	}
 	if (ksim_sched_enabled) {
 		ksim_sched_point(__builtin_return_address(0));
 		return;

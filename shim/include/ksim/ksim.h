@@ -94,6 +94,13 @@ static inline void ksim_yield_point(void)
 		__ksim_yield_point();
 }
 void ksim_set_yield(double probability);
+/*
+ * A test's hook at every yield point (NULL clears it; while set, no yielding):
+ * a single-threaded reduction of a race found under --sched runs the other
+ * thread's steps from the hook, where the scheduler switched threads.  The
+ * hook must guard against re-entry: the steps it runs reach yield points too.
+ */
+void ksim_set_yield_hook(void (*hook)(void));
 
 /* Process-wide init (idempotent): RCU, main-thread registration, env knobs. */
 void ksim_init(void);
