@@ -25,6 +25,7 @@
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
 #endif
 int sysctl_max_map_count = 1 << 30;	/* mm/mmap.c's sysctl, unlimited here */
+DEFINE_SPINLOCK(mmlist_lock);		/* kernel/fork.c: __mmput() takes it */
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 
@@ -84,6 +85,7 @@ void ksim_mm_caches_init(void)
 	vm_area_cachep = KMEM_CACHE(vm_area_struct, SLAB_PANIC | SLAB_ACCOUNT);
 #endif
 	anon_vma_init();
+	ksim_hooks_init();
 }
 
 /*
