@@ -158,6 +158,8 @@ ksim_feature(KSIM_HAVE_DUP_USERFAULTFD_FAIL FILE include/linux/userfaultfd_k.h
   WHY "dup_mmap() ends with dup_userfaultfd_fail() on failure (else dup_userfaultfd_complete() always)")
 ksim_feature(KSIM_HAVE_KSM_FORK_INT FILE include/linux/ksm.h REGEX "^static inline int ksm_fork\\("
   WHY "ksm_fork() returns __ksm_enter()'s error and fails the fork (later: best effort, void)")
+ksim_feature(KSIM_HAVE_COPY_PAGE_RANGE_VMA_ASSERT FILE mm/memory.c REGEX "vma_assert_write_locked\\(src_vma\\);"
+  WHY "copy_page_range() asserts the parent's VMA is write-locked for a COW copy")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

@@ -299,6 +299,13 @@ static void uffd_event_done(struct userfaultfd_ctx *ctx, KSIM_SITE_ARGS)
 	uffd_ctx_put(ctx);
 }
 
+/* mm/userfaultfd.c userfaultfd_reset_ctx() -> userfaultfd_set_ctx(vma, NULL, 0) */
+static void uffd_reset_ctx(struct vm_area_struct *vma)
+{
+	vma_start_write(vma);
+	vma->vm_userfaultfd_ctx.ctx = NULL;
+}
+
 int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS)
 {
 	struct userfaultfd_ctx *ctx = NULL, *octx = vma->vm_userfaultfd_ctx.ctx;
@@ -307,7 +314,7 @@ int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM
 	if (!octx)
 		return 0;
 	if (!(octx->features & KSIM_UFFD_FEATURE_EVENT_FORK)) {
-		vma->vm_userfaultfd_ctx.ctx = NULL;	/* userfaultfd_reset_ctx() */
+		uffd_reset_ctx(vma);
 		return 0;
 	}
 	list_for_each_entry(fctx, fcs, list)
@@ -409,6 +416,19 @@ void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
 		list_del(&u->list);
 		kfree(u);
 	}
+}
+
+void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaultfd_ctx *vm_ctx,
+				  KSIM_SITE_ARGS)
+{
+	struct userfaultfd_ctx *ctx = vma->vm_userfaultfd_ctx.ctx;
+
+	if (!ctx)
+		return;
+	if (ctx->features & KSIM_UFFD_FEATURE_EVENT_REMAP)
+		P(KSIM_P_TEST, "mremap: UFFD_EVENT_REMAP is not emulated");
+	else
+		uffd_reset_ctx(vma);
 }
 
 struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features)
@@ -834,7 +854,12 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 		MA_STATE(mas, &mm->mm_mt, 0, 0);
 
 		mas_for_each(&mas, vma, ULONG_MAX) {
-			unsigned long h = vma_shape(vma);
+			unsigned long h;
+
+			/* a failed dup_mmap() leaves a zero entry and the parent's VMAs after it */
+			if (xa_is_zero(vma) || vma->vm_mm != mm)
+				continue;
+			h = vma_shape(vma);
 
 			if (h != vma->ksim_shadow && !vma_write_locked(vma))
 				P(KSIM_P_LOCKDEP, "VMA [%lx, %lx) of mm %d %s under the mmap write lock without vma_start_write()",

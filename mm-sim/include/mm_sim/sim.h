@@ -104,6 +104,7 @@ bool ksim_mm_has_uprobes(struct mm_struct *mm);	/* MMF_HAS_UPROBES and MMF_RECAL
 /* userfaultfd: a context (the monitor holds its file) registered on whole VMAs */
 struct userfaultfd_ctx;
 #define KSIM_UFFD_FEATURE_EVENT_FORK	(1UL << 1)	/* include/uapi/linux/userfaultfd.h */
+#define KSIM_UFFD_FEATURE_EVENT_REMAP	(1UL << 2)	/* not emulated */
 #define KSIM_UFFD_FEATURE_EVENT_UNMAP	(1UL << 6)
 struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features);
 int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long end);
