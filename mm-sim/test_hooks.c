@@ -87,9 +87,7 @@ KSIM_TEST(hooks_fork_exit)
 	ksim_mm_exit(c);
 	ksim_mm_exit(p);
 	check(NULL, "exit");
-	/* the monitor still holds the contexts, and they their mms */
-	KSIM_EXPECT(ksim_hooks_check_all_freed() > 0);
-	ksim_expect_problems(KSIM_P_TEST, ksim_problem_count(KSIM_P_TEST));
+	/* the monitor still holds the contexts (and they their mms) until it closes them */
 	ksim_uffd_close_all();
 	ksim_file_close(f);
 	check_all_freed();
