@@ -132,7 +132,9 @@ void ksim_ksm_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
 	}
 	mm->ksim_ksm_slot = NULL;
 	kmem_cache_free(ksm_slot_cache, slot);
+#ifdef MMF_VM_MERGE_ANY	/* the tree's bit (extract/mmf.txt), where it has one */
 	mmf_clear(mm, MMF_VM_MERGE_ANY);
+#endif
 	mmf_clear(mm, MMF_VM_MERGEABLE);
 	mmdrop(mm);
 }

@@ -125,6 +125,7 @@ void ksim_mm_exit(struct mm_struct *mm)
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
 			     mm->ksim_id);
 	ksim_hooks_mm_put_done(mm);
+	mm->ksim_exited = true;
 	ksim_set_current(NULL);
 	mmdrop(mm);
 }
@@ -706,6 +707,8 @@ unsigned long ksim_mm_check_global(void)
 		struct vm_area_struct *vma;
 		VMA_ITERATOR(vmi, mm, 0);
 
+		if (mm->ksim_exited)	/* only its mm_struct is left (a uffd context holds it) */
+			continue;
 		mmap_read_lock(mm);
 		for_each_vma(vmi, vma) {
 			struct anon_vma_chain *avc;
@@ -763,6 +766,8 @@ unsigned long ksim_mm_check_global(void)
 			struct vm_area_struct *vma;
 			VMA_ITERATOR(vmi, mm, 0);
 
+			if (mm->ksim_exited)
+				continue;
 			mmap_read_lock(mm);
 			for_each_vma(vmi, vma) {
 				if (xa_is_zero(vma))

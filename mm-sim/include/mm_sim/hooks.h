@@ -76,7 +76,12 @@ void ksim_mmu_notifier_range_init(struct mmu_notifier_range *r, struct mm_struct
 void ksim_mmu_notifier_range_start(struct mmu_notifier_range *r, KSIM_SITE_ARGS);
 void ksim_mmu_notifier_range_end(struct mmu_notifier_range *r, KSIM_SITE_ARGS);
 #define mmu_notifier_release(mm)		ksim_mmu_notifier_release(mm, KSIM_SITE)
-#define mmu_notifier_range_init(r, ev, fl, mm, s, e)	ksim_mmu_notifier_range_init(r, mm, s, e)
+/* (range, event, flags, [vma,] mm, start, end): older trees pass the VMA too */
+#define __ksim_mnr_pick(r, a, b, c, d, which, ...)	which
+#define __ksim_mnr3(r, mm, s, e)			ksim_mmu_notifier_range_init(r, mm, s, e)
+#define __ksim_mnr4(r, vma, mm, s, e)			ksim_mmu_notifier_range_init(r, mm, s, e)
+#define mmu_notifier_range_init(r, ev, fl, ...)					\
+	__ksim_mnr_pick(r, __VA_ARGS__, __ksim_mnr4, __ksim_mnr3)(r, __VA_ARGS__)
 #define mmu_notifier_invalidate_range_start(r)	ksim_mmu_notifier_range_start(r, KSIM_SITE)
 #define mmu_notifier_invalidate_range_end(r)	ksim_mmu_notifier_range_end(r, KSIM_SITE)
 

@@ -376,6 +376,7 @@ struct mm_struct {
 	/* mm-sim: the emulated hooks' state (hooks.c) */
 	void *ksim_ksm_slot, *ksim_thp_slot;
 	int ksim_notifier_released;
+	bool ksim_exited;			/* mmput() done; only held by mmgrab() now */
 	int ksim_ranges_active;
 	/* mm-sim: page-table pages by level (pte, pmd, pud) and mapped pages */
 	long ksim_nr_ptes, ksim_nr_pmds, ksim_nr_puds;
