@@ -158,6 +158,15 @@ ksim_feature(KSIM_HAVE_VMA_LAST_PGOFF_IN_MM_H FILE include/linux/mm.h
 ksim_feature(KSIM_HAVE_LINEAR_PAGE_DELTA FILE include/linux/pagemap.h
   REGEX "^static inline pgoff_t linear_page_delta\\("
   WHY "linear_page_delta()/linear_page_index() over vma_start_pgoff() (and __linear_anon_page_index())")
+ksim_feature(KSIM_HAVE_PER_VMA_LOCK FILE include/linux/mm_types.h REGEX "CONFIG_PER_VMA_LOCK"
+  WHY "per-VMA locks exist (vm_lock_seq vs mm_lock_seq, vma_start_write()): mm-sim emulates them")
+ksim_feature(KSIM_HAVE_DUP_USERFAULTFD_FAIL FILE include/linux/userfaultfd_k.h
+  REGEX "^void dup_userfaultfd_fail\\(struct list_head \\*\\);"
+  WHY "dup_mmap() ends with dup_userfaultfd_fail() on failure (else dup_userfaultfd_complete() always)")
+ksim_feature(KSIM_HAVE_KSM_FORK_INT FILE include/linux/ksm.h REGEX "^static inline int ksm_fork\\("
+  WHY "ksm_fork() returns __ksm_enter()'s error and fails the fork (later: best effort, void)")
+ksim_feature(KSIM_HAVE_COPY_PAGE_RANGE_VMA_ASSERT FILE mm/memory.c REGEX "vma_assert_write_locked\\(src_vma\\);"
+  WHY "copy_page_range() asserts the parent's VMA is write-locked for a COW copy")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

@@ -25,6 +25,7 @@
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */
 #endif
 int sysctl_max_map_count = 1 << 30;	/* mm/mmap.c's sysctl, unlimited here */
+DEFINE_SPINLOCK(mmlist_lock);		/* kernel/fork.c: __mmput() takes it */
 static struct kmem_cache *anon_vma_cachep;	/* mm/rmap.c */
 static struct kmem_cache *anon_vma_chain_cachep;
 
@@ -84,6 +85,7 @@ void ksim_mm_caches_init(void)
 	vm_area_cachep = KMEM_CACHE(vm_area_struct, SLAB_PANIC | SLAB_ACCOUNT);
 #endif
 	anon_vma_init();
+	ksim_hooks_init();
 }
 
 /*
@@ -102,9 +104,24 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 	unsigned long addr = src_vma->vm_start, end = src_vma->vm_end;
 	bool cow = !(src_vma->vm_flags & VM_SHARED) && (src_vma->vm_flags & VM_MAYWRITE);
 
+	struct mmu_notifier_range range;
+	int ret = 0;
+
 	if (!vma_needs_copy(dst_vma, src_vma))
 		return 0;
-	while (addr < end) {
+	/*
+	 * As the real one: a COW copy write-protects the parent's ptes, so the
+	 * secondary MMUs are invalidated around it and the parent's VMA must be
+	 * write-locked (vma_assert_write_locked() where the tree asserts it).
+	 */
+	if (cow) {
+		mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_PAGE, 0, src_mm, addr, end);
+		mmu_notifier_invalidate_range_start(&range);
+#if KSIM_HAVE_COPY_PAGE_RANGE_VMA_ASSERT
+		vma_assert_write_locked(src_vma);
+#endif
+	}
+	while (addr < end && !ret) {
 		unsigned long next = pmd_addr_end(addr, end);
 		pte_t *src = ksim_pte_lookup(src_mm, addr), *dst;
 
@@ -112,8 +129,10 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 			if (pte_none(*src))
 				continue;
 			dst = ksim_pte_alloc(dst_mm, addr);
-			if (!dst)
-				return -ENOMEM;
+			if (!dst) {
+				ret = -ENOMEM;
+				break;
+			}
 			if (cow)
 				src->pte &= ~_PAGE_RW;
 			dst->pte = src->pte;
@@ -121,7 +140,9 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 		}
 		addr = next;
 	}
-	return 0;
+	if (cow)
+		mmu_notifier_invalidate_range_end(&range);
+	return ret;
 }
 
 /* mm/mprotect.c's change_protection(), simulated: drop write from ptes. */

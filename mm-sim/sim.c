@@ -83,6 +83,7 @@ struct mm_struct *ksim_mm_new(void)
 	atomic_set(&mm->mm_count, 1);
 	mm->task_size = TASK_SIZE;
 	mm->mmap_base = KSIM_MMAP_BASE;		/* bottom-up layout from here (get_unmapped_area) */
+	INIT_LIST_HEAD(&mm->mmlist);
 	mm->pgd = pgd_alloc(mm);
 	if (!mm->pgd) {
 		free(mm);
@@ -101,11 +102,18 @@ static void ksim_set_current(struct mm_struct *mm)
 	ksim_task_struct.mm = mm;
 }
 
-/* mmput() of the last user: exit_mmap() (real), then the pgd and the mm. */
+/*
+ * mmput() (real, kernel/fork.c): __mmput() runs ksm_exit(),
+ * khugepaged_exit(), exit_mmap() and mmdrop(); the last mmdrop() frees the
+ * mm (ksim_mm_free()).  A reference held across the call checks what
+ * exit_mmap() left and whether anything besides a userfaultfd context
+ * still holds the mm.
+ */
 void ksim_mm_exit(struct mm_struct *mm)
 {
 	ksim_set_current(mm);
-	exit_mmap(mm);
+	mmgrab(mm);
+	mmput(mm);
 	if (mm->ksim_nr_ptes || mm->ksim_nr_pmds || mm->ksim_nr_puds)
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
 			     "mm %d exited with page tables left: %ld pte, %ld pmd, %ld pud tables",
@@ -116,6 +124,16 @@ void ksim_mm_exit(struct mm_struct *mm)
 	if (!mtree_empty(&mm->mm_mt))
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
 			     mm->ksim_id);
+	ksim_hooks_mm_put_done(mm);
+	mm->ksim_exited = true;
+	ksim_set_current(NULL);
+	mmdrop(mm);
+}
+
+/* The last mmdrop(): __mmdrop()'s pgd free, then the mm itself. */
+void ksim_mm_free(struct mm_struct *mm)
+{
+	ksim_hooks_mm_free(mm);
 	pgd_free(mm, mm->pgd);
 	if (!ksim_mm_checks_off && ksim_pt_live_mm(mm))
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
@@ -124,7 +142,6 @@ void ksim_mm_exit(struct mm_struct *mm)
 	pthread_mutex_lock(&ksim_mms_lock);
 	list_del(&mm->ksim_mms);
 	pthread_mutex_unlock(&ksim_mms_lock);
-	ksim_set_current(NULL);
 	free(mm);
 }
 
@@ -141,7 +158,9 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **childp)
 	child->def_flags = parent->def_flags;
 	child->start_brk = parent->start_brk;
 	child->brk = parent->brk;
+	ksim_hooks_fork_begin();
 	err = ksim_dup_mmap(child, parent);
+	ksim_hooks_fork_end(child, parent, err);
 	ksim_set_current(NULL);
 	if (err) {
 		ksim_mm_exit(child);
@@ -173,6 +192,8 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
 #endif
 		mmap_write_unlock(mm);
+		userfaultfd_unmap_complete(mm, &uf);	/* vm_mmap_pgoff(), after the unlock */
+		ksim_hooks_uf_done(mm, &uf, "mmap");
 		ksim_set_current(NULL);
 		return IS_ERR_VALUE(ret) ? ret : 0;
 	}
@@ -193,6 +214,8 @@ int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 	mmap_write_lock(mm);
 	ret = do_vmi_munmap(&vmi, mm, addr, len, &uf, false);
 	mmap_write_unlock(mm);
+	userfaultfd_unmap_complete(mm, &uf);	/* __vm_munmap(), after the unlock */
+	ksim_hooks_uf_done(mm, &uf, "munmap");
 	ksim_set_current(NULL);
 	return ret;
 #else
@@ -323,6 +346,8 @@ int ksim_brk(struct mm_struct *mm, unsigned long newbrk)
 		}
 	}
 	mmap_write_unlock(mm);
+	userfaultfd_unmap_complete(mm, &uf);	/* sys_brk(), after the unlock */
+	ksim_hooks_uf_done(mm, &uf, "brk");
 	ksim_set_current(NULL);
 	return ret;
 #else
@@ -365,6 +390,7 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 		vma->vm_file = get_file(file);
 	else
 		vma_set_anonymous(vma);
+	vma_start_write(vma);	/* as vma_link() before the store */
 	if (mas_store_gfp(&mas, vma, GFP_KERNEL)) {
 		if (file)
 			fput(file);
@@ -681,6 +707,8 @@ unsigned long ksim_mm_check_global(void)
 		struct vm_area_struct *vma;
 		VMA_ITERATOR(vmi, mm, 0);
 
+		if (mm->ksim_exited)	/* only its mm_struct is left (a uffd context holds it) */
+			continue;
 		mmap_read_lock(mm);
 		for_each_vma(vmi, vma) {
 			struct anon_vma_chain *avc;
@@ -738,6 +766,8 @@ unsigned long ksim_mm_check_global(void)
 			struct vm_area_struct *vma;
 			VMA_ITERATOR(vmi, mm, 0);
 
+			if (mm->ksim_exited)
+				continue;
 			mmap_read_lock(mm);
 			for_each_vma(vmi, vma) {
 				if (xa_is_zero(vma))
@@ -761,6 +791,7 @@ unsigned long ksim_mm_check_global(void)
 	}
 	CHECK(atomic_long_read(&vm_committed_as) == (long)accounted,
 	      "committed %ld pages, VM_ACCOUNT VMAs hold %lu", atomic_long_read(&vm_committed_as), accounted);
+	bad += ksim_hooks_check_global();
 	return bad;
 }
 
@@ -773,6 +804,7 @@ unsigned long ksim_mm_check_all_freed(void)
 	CHECK(list_empty(ksim_file_list()), "files still open at the end");
 	CHECK(atomic_long_read(&vm_committed_as) == 0, "%ld pages still committed at the end",
 	      atomic_long_read(&vm_committed_as));
+	bad += ksim_hooks_check_all_freed();
 	return bad;
 }
 

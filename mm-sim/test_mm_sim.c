@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 }
 
 /* A small address space: text, data, a file mapping, shared memory, stack. */
-static struct mm_struct *build_small(struct file *f, unsigned long extra_flags)
+struct mm_struct *build_small(struct file *f, unsigned long extra_flags)
 {
 	struct mm_struct *mm = ksim_mm_new();
 	unsigned long a;
@@ -434,7 +434,7 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
  * 6.12.117).  The kernel relies on GFP_KERNEL node allocations not failing
  * persistently; see README.md.
  */
-static void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride)
+void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride)
 {
 	fork_sweep_pass(shape, parent, stride, 1);
 	if (!ksim_problem_count(KSIM_P_TEST))

@@ -16,5 +16,10 @@ struct site_acc {
 	unsigned long reached, failed;
 };
 void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max);
+struct file;
+/* text, data, a file mapping (@f), shared memory, stack; each touched */
+struct mm_struct *build_small(struct file *f, unsigned long extra_flags);
+/* fail allocation N (then N..N+3) of a fork of @parent, N = 1 .. total */
+void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride);
 
 #endif

@@ -22,7 +22,7 @@
  *     kernel's lockless VMA lookup does before taking a per-VMA lock), and
  *     check only the entries' ranges: ordered, page aligned, inside the
  *     address windows, entries non-NULL.  They never dereference a VMA:
- *     mm-sim has no per-VMA locks and frees VMAs at once (see README.md).
+ *     mm-sim frees VMAs at once, not after RCU (see README.md).
  *
  * A slot's mm pointer is protected by a per-slot rwlock standing in for
  * mmget_not_zero()/mmput(): readers hold it for reading while they use

@@ -321,6 +321,16 @@ struct vm_area_struct {
 	void *vm_private_data;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
 	struct rcu_head vm_rcu;
+	/*
+	 * Per-VMA lock, emulated (mm_sim/hooks.h): write-locked while
+	 * vm_lock_seq == mm->mm_lock_seq; readers counted; ksim_shadow is the
+	 * VMA's shape at the last mmap_write_unlock (0: new), to catch changes
+	 * made without vma_start_write().
+	 */
+	unsigned int vm_lock_seq;
+	atomic_t ksim_readers;
+	unsigned long ksim_shadow;
+	void *vm_lock;		/* 6.12's separately allocated struct vma_lock */
 };
 
 struct mm_struct {
@@ -360,6 +370,14 @@ struct mm_struct {
 	unsigned long flags;
 #endif
 	struct file *exe_file;
+	struct list_head mmlist;		/* __mmput(): never on the swap list here */
+	struct linux_binfmt *binfmt;		/* NULL: no binfmt module */
+	unsigned int mm_lock_seq;		/* per-VMA locks: bumped by mmap_write_unlock() */
+	/* mm-sim: the emulated hooks' state (hooks.c) */
+	void *ksim_ksm_slot, *ksim_thp_slot;
+	int ksim_notifier_released;
+	bool ksim_exited;			/* mmput() done; only held by mmgrab() now */
+	int ksim_ranges_active;
 	/* mm-sim: page-table pages by level (pte, pmd, pud) and mapped pages */
 	long ksim_nr_ptes, ksim_nr_pmds, ksim_nr_puds;
 	long ksim_rss;
@@ -433,20 +451,15 @@ typedef unsigned int zap_flags_t;
 #define ZAP_FLAG_DROP_MARKER	((zap_flags_t)1 << 0)
 #define ZAP_FLAG_UNMAP		((zap_flags_t)1 << 1)
 
-struct mmu_notifier_range {
-	unsigned long start, end;
-};
-#define mmu_notifier_range_init(r, ...)		do { (r)->start = 0; (r)->end = 0; } while (0)
-#define mmu_notifier_invalidate_range_start(r)	do { } while (0)
-#define mmu_notifier_invalidate_range_end(r)	do { } while (0)
-#define mmu_notifier_release(mm)		do { } while (0)
 
 /* ---- locks ---- */
 #define mmap_write_lock(mm)		down_write(&(mm)->mmap_lock)
 #define mmap_write_lock_nested(mm, c)	down_write_nested(&(mm)->mmap_lock, c)
 #define mmap_write_lock_killable(mm)	down_write_killable(&(mm)->mmap_lock)
+#if !KSIM_HAVE_PER_VMA_LOCK	/* else mm_sim/hooks.h: vma_end_write_all() first */
 #define mmap_write_unlock(mm)		up_write(&(mm)->mmap_lock)
 #define mmap_write_downgrade(mm)	downgrade_write(&(mm)->mmap_lock)
+#endif
 #define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
 #define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
 #define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
@@ -470,13 +483,28 @@ static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
 #define flush_dcache_mmap_lock(m)	do { } while (0)
 #define flush_dcache_mmap_unlock(m)	do { } while (0)
 
-/* Per-VMA locks (CONFIG_PER_VMA_LOCK) are not configured. */
+/* The emulated hooks and per-VMA locks (replacing "not configured" stubs). */
+#include <mm_sim/hooks.h>
+#if KSIM_HAVE_PER_VMA_LOCK
+/*
+ * kernel/fork.c's vma_lock_alloc()/vma_lock_free() (6.12: the lock is a
+ * separate object from its own cache, so an allocation that can fail);
+ * trees with vm_refcnt call vma_lock_init() instead.
+ */
+bool ksim_vma_lock_alloc(struct vm_area_struct *vma);
+void ksim_vma_lock_free(struct vm_area_struct *vma);
+#define vma_lock_alloc(v)		ksim_vma_lock_alloc(v)
+#define vma_lock_free(v)		ksim_vma_lock_free(v)
+/* vm_area_free() calls it on every tree with per-VMA locks: the free check */
+#define vma_numab_state_free(v)		ksim_vma_free_check(v, KSIM_SITE)
+#else
 static inline void vma_start_write(struct vm_area_struct *vma) { }
 static inline void vma_assert_write_locked(struct vm_area_struct *vma) { }
 static inline bool vma_lock_alloc(struct vm_area_struct *vma) { return true; }
 static inline void vma_lock_free(struct vm_area_struct *vma) { }
-static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
 static inline void vma_numab_state_free(struct vm_area_struct *vma) { }
+#endif
+static inline void vma_numab_state_init(struct vm_area_struct *vma) { }
 #if KSIM_HAVE_MM_VMA_INIT_C
 /*
  * The VMA lifecycle of trees with a VMA refcount (vm_refcnt: 0 detached, 1
@@ -490,28 +518,33 @@ static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 {
 	if (reset_refcnt)
 		vma->ksim_attached = false;
+	ksim_vma_lock_reset(vma);	/* vm_lock_seq = UINT_MAX */
 }
 static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
 static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
 static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->ksim_attached); }
 static inline void vma_mark_attached(struct vm_area_struct *vma)
 {
+	vma_assert_write_locked(vma);
 	vma_assert_detached(vma);
 	vma->ksim_attached = true;
 }
 static inline void vma_mark_detached(struct vm_area_struct *vma)
 {
+	vma_assert_write_locked(vma);
 	vma_assert_attached(vma);
 	vma->ksim_attached = false;
 }
-static inline int vma_start_write_killable(struct vm_area_struct *vma) { return 0; }
-static inline void vma_assert_locked(struct vm_area_struct *vma) { }
-static inline void vma_assert_stabilised(struct vm_area_struct *vma) { }
-static inline void vma_assert_can_modify(struct vm_area_struct *vma) { }
-static inline void vma_end_write_all(struct mm_struct *mm) { }
+#undef vma_assert_can_modify	/* include/linux/mmap_lock.h: only attached VMAs */
+#define vma_assert_can_modify(v)	do {			\
+	if (vma_is_attached(v))					\
+		vma_assert_write_locked(v);			\
+} while (0)
 #else
 static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 {
+	if (detached)
+		vma_assert_write_locked(vma);	/* include/linux/mm.h (6.12) */
 	vma->detached = detached;
 }
 #endif
@@ -520,9 +553,20 @@ static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 /* ---- out-of-scope subsystems, as a kernel built without them ---- */
 #define uprobe_mmap(vma)			do { } while (0)
 #define uprobe_munmap(vma, s, e)		do { } while (0)
-#define uprobe_dup_mmap(o, n)			do { } while (0)
 #define uprobe_start_dup_mmap()			do { } while (0)
 #define uprobe_end_dup_mmap()			do { } while (0)
+#define uprobe_clear_state(mm)			do { } while (0)	/* no xol area: no uprobe hit */
+/* __mmput()'s other callees (kernel/fork.c), as a kernel without them */
+#define exit_aio(mm)				do { } while (0)
+#define mm_put_huge_zero_page(mm)		do { } while (0)
+#define mm_put_huge_zero_folio(mm)		do { } while (0)
+#define set_mm_exe_file(mm, f)			((void)0)
+#define lru_gen_del_mm(mm)			do { } while (0)
+#define futex_hash_free(mm)			do { } while (0)
+struct module;
+struct linux_binfmt { struct module *module; };
+#define module_put(m)				do { } while (0)
+extern spinlock_t mmlist_lock;
 #define flush_cache_dup_mm(mm)			do { } while (0)
 #define flush_cache_mm(mm)			do { } while (0)
 #define flush_cache_range(v, s, e)		do { } while (0)
@@ -531,10 +575,7 @@ static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 #define arch_dup_mmap(o, n)			0
 #define arch_exit_mmap(mm)			do { } while (0)
 #define arch_unmap(mm, s, e)			do { } while (0)
-#define ksm_fork(n, o)				0
 #define ksm_vma_flags(mm, file, flags)		(flags)
-#define khugepaged_fork(n, o)			do { } while (0)
-#define khugepaged_enter_vma(v, f)		do { } while (0)
 #define ksm_add_vma(v)				do { } while (0)
 #define lru_add_drain()				do { } while (0)
 #define trace_exit_mmap(mm)			do { } while (0)
@@ -556,13 +597,7 @@ static inline void vma_mark_detached(struct vm_area_struct *vma, bool detached)
 #define vma_policy(vma)				NULL
 #define mpol_equal(a, b)			true
 #define vma_dup_policy(src, dst)		0
-#define dup_userfaultfd(v, l)			0
-#define dup_userfaultfd_complete(l)		do { } while (0)
-#define dup_userfaultfd_fail(l)			do { } while (0)
-#define userfaultfd_unmap_prep(v, s, e, u)	0
-#define userfaultfd_unmap_complete(mm, u)	do { } while (0)
 #define userfaultfd_wp(v)			false
-#define is_mergeable_vm_userfaultfd_ctx(v, c)	true
 #define vma_has_uffd_without_event_remap(v)	false
 #define is_hugepage_only_range(mm, a, l)	0
 #define fixup_hugetlb_reservations(v)		do { } while (0)

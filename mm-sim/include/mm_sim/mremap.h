@@ -146,7 +146,14 @@ struct hstate;
 #define pte_clear_uffd_wp(pte)		(pte)
 #define pte_swp_clear_uffd_wp(pte)	(pte)
 #define NULL_VM_UFFD_CTX		((struct vm_userfaultfd_ctx) { NULL, })
-#define mremap_userfaultfd_prep(v, uf)	do { } while (0)
+/*
+ * fs/userfaultfd.c mremap_userfaultfd_prep(): a context without
+ * UFFD_FEATURE_EVENT_REMAP is dropped from the moving VMA; REMAP events
+ * themselves are not emulated (no test context asks for them: hooks.c).
+ */
+void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaultfd_ctx *uf,
+				  KSIM_SITE_ARGS);
+#define mremap_userfaultfd_prep(v, uf)	ksim_mremap_userfaultfd_prep(v, uf, KSIM_SITE)
 #define mremap_userfaultfd_complete(uf, a, r, l)	do { } while (0)
 #define ksm_madvise(v, s, e, adv, flags)	0
 #define can_modify_vma(v)		true

@@ -91,6 +91,34 @@ struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm);
 unsigned long ksim_mm_snapshot_compare(struct ksim_mm_snapshot *s, struct mm_struct *mm);
 void ksim_mm_snapshot_free(struct ksim_mm_snapshot *s);
 
+/*
+ * The emulated hooks (hooks.c; mm-sim/README.md "Hooks").  KSM/khugepaged:
+ * register an mm as madvise()/prctl() would; fork passes it on.
+ */
+int ksim_ksm_enable(struct mm_struct *mm);
+void ksim_khugepaged_enable(struct mm_struct *mm);
+bool ksim_mm_ksm_registered(struct mm_struct *mm);
+bool ksim_mm_thp_registered(struct mm_struct *mm);
+void ksim_mm_set_has_uprobes(struct mm_struct *mm);
+bool ksim_mm_has_uprobes(struct mm_struct *mm);	/* MMF_HAS_UPROBES and MMF_RECALC_UPROBES */
+/* userfaultfd: a context (the monitor holds its file) registered on whole VMAs */
+struct userfaultfd_ctx;
+#define KSIM_UFFD_FEATURE_EVENT_FORK	(1UL << 1)	/* include/uapi/linux/userfaultfd.h */
+#define KSIM_UFFD_FEATURE_EVENT_REMAP	(1UL << 2)	/* not emulated */
+#define KSIM_UFFD_FEATURE_EVENT_UNMAP	(1UL << 6)
+struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features);
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long end);
+struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long addr);
+unsigned long ksim_uffd_events(struct userfaultfd_ctx *ctx, bool fork);
+void ksim_uffd_close_all(void);		/* the monitor closes every context it holds */
+unsigned long ksim_hooks_check_all_freed(void);
+unsigned long ksim_hooks_check_global(void);	/* in ksim_mm_check_global() */
+/* Per-VMA locks (where the tree has them): a reader as lock_vma_under_rcu()/vma_end_read(). */
+bool ksim_mm_has_per_vma_lock(void);
+struct vm_area_struct;
+struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+void ksim_vma_end_read(struct vm_area_struct *vma);
+
 /* Counters and facts for tests and the benchmark. */
 struct ksim_mm_info {
 	int map_count;

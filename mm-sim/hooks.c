@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The subsystems the kernel's fork/exit/mmap/munmap/mremap code calls into,
+ * emulated as state, with the lifecycle rules their own code states checked
+ * at every call (mm_sim/hooks.h; the rules and where they come from are in
+ * mm-sim/README.md, "Hooks").  A broken rule is a ksim_problem() at the
+ * kernel's call site.  The hooks' allocations (KSM and khugepaged mm_slots,
+ * userfaultfd contexts and event records, 6.12's VMA locks) go through the
+ * shim's slab, so the fault engine fails them like any other.
+ *
+ * KSM and khugepaged: ksmd/khugepaged never run, so a registered mm is
+ * never at the scan cursor and __ksm_exit()/__khugepaged_exit() always free
+ * the slot at once (their "easy" path).  userfaultfd: the monitor reads
+ * every event at once (a fork event hands it the child's context).
+ */
+#include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#define P(kind, ...)	ksim_problem(kind, file, line, __VA_ARGS__)
+
+static pthread_mutex_t ksim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kmem_cache *ksm_slot_cache, *thp_slot_cache, *uffd_ctx_cache, *vma_lock_cache;
+
+static bool mmf_test(struct mm_struct *mm, int bit)
+{
+#if KSIM_HAVE_MM_FLAGS_T
+	return mm_flags_test(bit, mm);
+#else
+	return test_bit(bit, &mm->flags);
+#endif
+}
+
+static void mmf_set(struct mm_struct *mm, int bit)
+{
+#if KSIM_HAVE_MM_FLAGS_T
+	mm_flags_set(bit, mm);
+#else
+	set_bit(bit, &mm->flags);
+#endif
+}
+
+static void mmf_clear(struct mm_struct *mm, int bit)
+{
+#if KSIM_HAVE_MM_FLAGS_T
+	mm_flags_clear(bit, mm);
+#else
+	clear_bit(bit, &mm->flags);
+#endif
+}
+
+/* ---- KSM and khugepaged: one mm_slot per registered mm (mm/mm_slot.h) ---- */
+struct ksim_mm_slot {
+	struct mm_struct *mm;
+	const char *file;	/* where the mm was registered */
+	int line;
+	struct list_head list;
+};
+static LIST_HEAD(ksm_slots);
+static LIST_HEAD(thp_slots);
+/* this thread's fork: a best-effort registration that failed to allocate */
+static __thread bool ksim_fork_ksm_nomem, ksim_fork_thp_nomem;
+
+static struct ksim_mm_slot *slot_lookup(struct list_head *head, struct mm_struct *mm)
+{
+	struct ksim_mm_slot *s;
+
+	list_for_each_entry(s, head, list)
+		if (s->mm == mm)
+			return s;
+	return NULL;
+}
+
+/* mm/ksm.c __ksm_enter(): allocate and hash an mm_slot, MMF_VM_MERGEABLE, mmgrab() */
+static int ksim_ksm_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	struct ksim_mm_slot *slot;
+
+	if (mm->ksim_ksm_slot)	/* mm_slot_insert() of a hashed mm: two slots, one freed */
+		P(KSIM_P_TEST, "__ksm_enter(): mm %d is already registered with KSM (at %s:%d)",
+		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
+		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
+	slot = kmem_cache_alloc(ksm_slot_cache, GFP_KERNEL);
+	if (!slot)
+		return -ENOMEM;
+	slot->mm = mm;
+	slot->file = file;
+	slot->line = line;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&slot->list, &ksm_slots);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	mm->ksim_ksm_slot = slot;
+	mmf_set(mm, MMF_VM_MERGEABLE);
+	mmgrab(mm);
+	return 0;
+}
+
+/* include/linux/ksm.h ksm_fork(): the child joins KSM if the parent is in it */
+int ksim_ksm_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SITE_ARGS)
+{
+	int err;
+
+	if (!mmf_test(oldmm, MMF_VM_MERGEABLE))
+		return 0;
+	err = ksim_ksm_enter(mm, func, file, line);
+	if (err)
+		ksim_fork_ksm_nomem = true;
+	return err;
+}
+
+/* include/linux/ksm.h ksm_exit() -> mm/ksm.c __ksm_exit() (the easy_to_free path) */
+void ksim_ksm_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	struct ksim_mm_slot *slot;
+
+	if (atomic_read(&mm->mm_users))
+		P(KSIM_P_TEST, "ksm_exit(): mm %d still has %d users", mm->ksim_id,
+		  atomic_read(&mm->mm_users));
+	if (!mmf_test(mm, MMF_VM_MERGEABLE))
+		return;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	slot = slot_lookup(&ksm_slots, mm);
+	if (slot)
+		list_del(&slot->list);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	if (!slot) {
+		/* ksmd never runs here, so nothing else frees a slot */
+		P(KSIM_P_TEST, "ksm_exit(): mm %d has MMF_VM_MERGEABLE but no mm_slot", mm->ksim_id);
+		return;
+	}
+	mm->ksim_ksm_slot = NULL;
+	kmem_cache_free(ksm_slot_cache, slot);
+#ifdef MMF_VM_MERGE_ANY	/* the tree's bit (extract/mmf.txt), where it has one */
+	mmf_clear(mm, MMF_VM_MERGE_ANY);
+#endif
+	mmf_clear(mm, MMF_VM_MERGEABLE);
+	mmdrop(mm);
+}
+
+/* mm/khugepaged.c __khugepaged_enter(): the flag first, then the slot (may fail) */
+static void ksim_khugepaged_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	struct ksim_mm_slot *slot;
+
+	/* "__khugepaged_exit() must not run from under us" */
+	if (!atomic_read(&mm->mm_users))
+		P(KSIM_P_TEST, "__khugepaged_enter(): mm %d has no users (VM_BUG_ON_MM)", mm->ksim_id);
+	if (mmf_test(mm, MMF_VM_HUGEPAGE))
+		return;
+	mmf_set(mm, MMF_VM_HUGEPAGE);
+	slot = kmem_cache_alloc(thp_slot_cache, GFP_KERNEL);
+	if (!slot) {
+		ksim_fork_thp_nomem = true;
+		return;
+	}
+	slot->mm = mm;
+	slot->file = file;
+	slot->line = line;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&slot->list, &thp_slots);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	mm->ksim_thp_slot = slot;
+	mmgrab(mm);
+}
+
+void ksim_khugepaged_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SITE_ARGS)
+{
+	if (mmf_test(oldmm, MMF_VM_HUGEPAGE))
+		ksim_khugepaged_enter(mm, func, file, line);
+}
+
+void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	struct ksim_mm_slot *slot;
+
+	if (!mmf_test(mm, MMF_VM_HUGEPAGE))
+		return;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	slot = slot_lookup(&thp_slots, mm);
+	if (slot)
+		list_del(&slot->list);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	if (!slot)	/* the slot allocation failed: the flag stays, as in the kernel */
+		return;
+	mm->ksim_thp_slot = NULL;
+	mmf_clear(mm, MMF_VM_HUGEPAGE);
+	kmem_cache_free(thp_slot_cache, slot);
+	mmdrop(mm);
+}
+
+int ksim_ksm_enable(struct mm_struct *mm)
+{
+	return mmf_test(mm, MMF_VM_MERGEABLE) ? 0 : ksim_ksm_enter(mm, KSIM_SITE);
+}
+
+void ksim_khugepaged_enable(struct mm_struct *mm)
+{
+	ksim_khugepaged_enter(mm, KSIM_SITE);
+}
+
+bool ksim_mm_ksm_registered(struct mm_struct *mm)
+{
+	return mm->ksim_ksm_slot && mmf_test(mm, MMF_VM_MERGEABLE);
+}
+
+bool ksim_mm_thp_registered(struct mm_struct *mm)
+{
+	return mm->ksim_thp_slot && mmf_test(mm, MMF_VM_HUGEPAGE);
+}
+
+/* ---- uprobes: kernel/events/uprobes.c uprobe_dup_mmap() ---- */
+void ksim_uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	if (mmf_test(oldmm, MMF_HAS_UPROBES)) {
+		mmf_set(mm, MMF_HAS_UPROBES);
+		/* unconditionally, dup_mmap() skips VM_DONTCOPY vmas */
+		mmf_set(mm, MMF_RECALC_UPROBES);
+	}
+}
+
+void ksim_mm_set_has_uprobes(struct mm_struct *mm)
+{
+	mmf_set(mm, MMF_HAS_UPROBES);
+}
+
+bool ksim_mm_has_uprobes(struct mm_struct *mm)
+{
+	return mmf_test(mm, MMF_HAS_UPROBES) && mmf_test(mm, MMF_RECALC_UPROBES);
+}
+
+/* ---- userfaultfd: fs/userfaultfd.c, its fork and unmap events ---- */
+struct userfaultfd_ctx {
+	atomic_t refcount;
+	unsigned long features;
+	struct mm_struct *mm;
+	atomic_t mmap_changing;		/* events queued and not yet read */
+	bool released;
+	bool fd_open;			/* the monitor holds its file */
+	unsigned long fork_events, unmap_events;
+	struct list_head all;
+};
+struct ksim_uffd_fork_ctx {		/* struct userfaultfd_fork_ctx */
+	struct userfaultfd_ctx *orig, *new;
+	struct list_head list;
+};
+struct ksim_uffd_unmap_ctx {		/* struct userfaultfd_unmap_ctx */
+	struct userfaultfd_ctx *ctx;
+	unsigned long start, end;
+	struct list_head list;
+};
+static LIST_HEAD(uffd_all);
+/* this thread's dup_mmap(): which of complete/fail it called, and where */
+static __thread struct {
+	int completes, fails;
+	const char *file;
+	int line;
+} fork_rec;
+
+static void uffd_ctx_get(struct userfaultfd_ctx *ctx)
+{
+	atomic_inc(&ctx->refcount);
+}
+
+/* fs/userfaultfd.c userfaultfd_ctx_put(): the last put drops the mm and frees */
+static void uffd_ctx_put(struct userfaultfd_ctx *ctx)
+{
+	if (!atomic_dec_and_test(&ctx->refcount))
+		return;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_del(&ctx->all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	mmdrop(ctx->mm);
+	kmem_cache_free(uffd_ctx_cache, ctx);
+}
+
+static struct userfaultfd_ctx *uffd_ctx_new(struct mm_struct *mm, unsigned long features)
+{
+	struct userfaultfd_ctx *ctx = kmem_cache_alloc(uffd_ctx_cache, GFP_KERNEL);
+
+	if (!ctx)
+		return NULL;
+	memset(ctx, 0, sizeof(*ctx));
+	atomic_set(&ctx->refcount, 1);
+	ctx->features = features;
+	ctx->mm = mm;
+	mmgrab(mm);
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&ctx->all, &uffd_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return ctx;
+}
+
+/* the event is read: userfaultfd_event_wait_completion()'s "out:" */
+static void uffd_event_done(struct userfaultfd_ctx *ctx, KSIM_SITE_ARGS)
+{
+	atomic_dec(&ctx->mmap_changing);
+	if (atomic_read(&ctx->mmap_changing) < 0)
+		P(KSIM_P_TEST, "userfaultfd: mmap_changing below zero (an event delivered twice)");
+	uffd_ctx_put(ctx);
+}
+
+/* mm/userfaultfd.c userfaultfd_reset_ctx() -> userfaultfd_set_ctx(vma, NULL, 0) */
+static void uffd_reset_ctx(struct vm_area_struct *vma)
+{
+	vma_start_write(vma);
+	vma->vm_userfaultfd_ctx.ctx = NULL;
+}
+
+int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS)
+{
+	struct userfaultfd_ctx *ctx = NULL, *octx = vma->vm_userfaultfd_ctx.ctx;
+	struct ksim_uffd_fork_ctx *fctx;
+
+	if (!octx)
+		return 0;
+	if (!(octx->features & KSIM_UFFD_FEATURE_EVENT_FORK)) {
+		uffd_reset_ctx(vma);
+		return 0;
+	}
+	list_for_each_entry(fctx, fcs, list)
+		if (fctx->orig == octx) {
+			ctx = fctx->new;
+			break;
+		}
+	if (!ctx) {
+		fctx = kmalloc(sizeof(*fctx), GFP_KERNEL);
+		if (!fctx)
+			return -ENOMEM;
+		ctx = uffd_ctx_new(vma->vm_mm, octx->features);
+		if (!ctx) {
+			kfree(fctx);
+			return -ENOMEM;
+		}
+		uffd_ctx_get(octx);
+		atomic_inc(&octx->mmap_changing);
+		fctx->orig = octx;
+		fctx->new = ctx;
+		list_add_tail(&fctx->list, fcs);
+	}
+	vma->vm_userfaultfd_ctx.ctx = ctx;
+	return 0;
+}
+
+void ksim_dup_userfaultfd_complete(struct list_head *fcs, KSIM_SITE_ARGS)
+{
+	struct ksim_uffd_fork_ctx *fctx, *n;
+
+	fork_rec.completes++;
+	fork_rec.file = file;
+	fork_rec.line = line;
+	list_for_each_entry_safe(fctx, n, fcs, list) {
+		/* dup_fctx(): UFFD_EVENT_FORK; the monitor reads it and owns the new ctx's fd */
+		fctx->orig->fork_events++;
+		fctx->new->fd_open = true;
+		uffd_event_done(fctx->orig, func, file, line);
+		list_del(&fctx->list);
+		kfree(fctx);
+	}
+}
+
+void ksim_dup_userfaultfd_fail(struct list_head *fcs, KSIM_SITE_ARGS)
+{
+	struct ksim_uffd_fork_ctx *fctx, *n;
+
+	fork_rec.fails++;
+	fork_rec.file = file;
+	fork_rec.line = line;
+	list_for_each_entry_safe(fctx, n, fcs, list) {
+		struct userfaultfd_ctx *octx = fctx->orig, *ctx = fctx->new;
+
+		atomic_dec(&octx->mmap_changing);
+		if (atomic_read(&octx->mmap_changing) < 0)
+			P(KSIM_P_TEST, "dup_userfaultfd_fail(): mmap_changing below zero (VM_BUG_ON)");
+		uffd_ctx_put(octx);
+		uffd_ctx_put(ctx);
+		list_del(&fctx->list);
+		kfree(fctx);
+	}
+}
+
+int ksim_userfaultfd_unmap_prep(struct vm_area_struct *vma, unsigned long start,
+				unsigned long end, struct list_head *unmaps, KSIM_SITE_ARGS)
+{
+	struct userfaultfd_ctx *ctx = vma->vm_userfaultfd_ctx.ctx;
+	struct ksim_uffd_unmap_ctx *u;
+
+	if (!lockdep_is_held_type(&vma->vm_mm->mmap_lock, 0))
+		P(KSIM_P_LOCKDEP, "userfaultfd_unmap_prep() without the mmap write lock");
+	if (!ctx || !(ctx->features & KSIM_UFFD_FEATURE_EVENT_UNMAP))
+		return 0;
+	list_for_each_entry(u, unmaps, list)	/* has_unmap_ctx() */
+		if (u->ctx == ctx && u->start == start && u->end == end)
+			return 0;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	uffd_ctx_get(ctx);
+	atomic_inc(&ctx->mmap_changing);
+	u->ctx = ctx;
+	u->start = start;
+	u->end = end;
+	list_add_tail(&u->list, unmaps);
+	return 0;
+}
+
+void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf, KSIM_SITE_ARGS)
+{
+	struct ksim_uffd_unmap_ctx *u, *n;
+
+	/* it waits for the monitor to read the event: never under the mmap lock */
+	if (!list_empty(uf) && lockdep_is_held(&mm->mmap_lock))
+		P(KSIM_P_LOCKDEP, "userfaultfd_unmap_complete() with the mmap lock held (the monitor may need it)");
+	list_for_each_entry_safe(u, n, uf, list) {
+		u->ctx->unmap_events++;
+		uffd_event_done(u->ctx, func, file, line);
+		list_del(&u->list);
+		kfree(u);
+	}
+}
+
+void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaultfd_ctx *vm_ctx,
+				  KSIM_SITE_ARGS)
+{
+	struct userfaultfd_ctx *ctx = vma->vm_userfaultfd_ctx.ctx;
+
+	if (!ctx)
+		return;
+	if (ctx->features & KSIM_UFFD_FEATURE_EVENT_REMAP)
+		P(KSIM_P_TEST, "mremap: UFFD_EVENT_REMAP is not emulated");
+	else
+		uffd_reset_ctx(vma);
+}
+
+struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features)
+{
+	struct userfaultfd_ctx *ctx = uffd_ctx_new(mm, features);
+
+	if (ctx)
+		ctx->fd_open = true;
+	return ctx;
+}
+
+/* UFFDIO_REGISTER, simplified: whole VMAs inside [start, end) get the context */
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = ctx->mm;
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, start);
+	int n = 0;
+
+	mmap_write_lock(mm);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start < start || vma->vm_end > end)
+			continue;
+		vma_start_write(vma);
+		vma->vm_userfaultfd_ctx.ctx = ctx;
+		n++;
+	}
+	mmap_write_unlock(mm);
+	return n;
+}
+
+/* userfaultfd_release(): the monitor closes the file */
+static void uffd_release(struct userfaultfd_ctx *ctx)
+{
+	struct mm_struct *mm = ctx->mm;
+	struct vm_area_struct *vma;
+
+	ctx->fd_open = false;
+	ctx->released = true;
+	if (mmget_not_zero(mm)) {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		mmap_write_lock(mm);
+		for_each_vma(vmi, vma) {
+			if (vma->vm_userfaultfd_ctx.ctx != ctx)
+				continue;
+			vma_start_write(vma);
+			vma->vm_userfaultfd_ctx.ctx = NULL;
+		}
+		mmap_write_unlock(mm);
+		mmput(mm);
+	}
+	uffd_ctx_put(ctx);
+}
+
+void ksim_uffd_close_all(void)
+{
+	struct userfaultfd_ctx *ctx;
+
+	for (;;) {
+		pthread_mutex_lock(&ksim_hooks_lock);
+		ctx = NULL;
+		list_for_each_entry(ctx, &uffd_all, all)
+			if (ctx->fd_open)
+				break;
+		if (&ctx->all == &uffd_all)
+			ctx = NULL;
+		pthread_mutex_unlock(&ksim_hooks_lock);
+		if (!ctx)
+			return;
+		uffd_release(ctx);
+	}
+}
+
+unsigned long ksim_uffd_events(struct userfaultfd_ctx *ctx, bool fork)
+{
+	return fork ? ctx->fork_events : ctx->unmap_events;
+}
+
+/* The context the child's VMA at @addr has (NULL: none). */
+struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	return vma ? vma->vm_userfaultfd_ctx.ctx : NULL;
+}
+
+/* ---- mmu notifiers: include/linux/mmu_notifier.h, mm/mmu_notifier.c ---- */
+void ksim_mmu_notifier_release(struct mm_struct *mm, KSIM_SITE_ARGS)
+{
+	/* exit_mmap(): "mm's last user has gone" */
+	if (atomic_read(&mm->mm_users))
+		P(KSIM_P_TEST, "mmu_notifier_release(): mm %d still has %d users", mm->ksim_id,
+		  atomic_read(&mm->mm_users));
+	if (mm->ksim_notifier_released++)
+		P(KSIM_P_TEST, "mmu_notifier_release(): mm %d released twice", mm->ksim_id);
+	/* __ksm_exit() syncs with break_cow "before pagetables are freed";
+	 * khugepaged_exit() "must run before exit_mmap" (kernel/fork.c) */
+	if (mm->ksim_ksm_slot)
+		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with KSM (at %s:%d): ksm_exit() must come first",
+		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
+		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
+	if (mm->ksim_thp_slot)
+		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with khugepaged (at %s:%d): khugepaged_exit() must come first",
+		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_thp_slot)->file,
+		  ((struct ksim_mm_slot *)mm->ksim_thp_slot)->line);
+}
+
+void ksim_mmu_notifier_range_init(struct mmu_notifier_range *r, struct mm_struct *mm,
+				  unsigned long start, unsigned long end)
+{
+	r->mm = mm;
+	r->start = start;
+	r->end = end;
+	r->ksim_file = NULL;
+	r->ksim_line = 0;
+}
+
+/* start/end pair like a lock (lockdep's __mmu_notifier_invalidate_range_start_map) */
+void ksim_mmu_notifier_range_start(struct mmu_notifier_range *r, KSIM_SITE_ARGS)
+{
+	if (r->ksim_file)
+		P(KSIM_P_LOCKDEP, "mmu_notifier_invalidate_range_start() twice (first at %s:%d)",
+		  r->ksim_file, r->ksim_line);
+	if (r->start > r->end)
+		P(KSIM_P_TEST, "mmu_notifier range [%lx, %lx) inverted", r->start, r->end);
+	if (!lockdep_is_held(&r->mm->mmap_lock))
+		P(KSIM_P_LOCKDEP, "mmu_notifier_invalidate_range_start() without the mmap lock");
+	r->ksim_file = file;
+	r->ksim_line = line;
+	r->mm->ksim_ranges_active++;
+}
+
+void ksim_mmu_notifier_range_end(struct mmu_notifier_range *r, KSIM_SITE_ARGS)
+{
+	if (!r->ksim_file) {
+		P(KSIM_P_LOCKDEP, "mmu_notifier_invalidate_range_end() without a start");
+		return;
+	}
+	r->ksim_file = NULL;
+	r->mm->ksim_ranges_active--;
+}
+
+/* ---- fork, exit, syscall drivers: the rules across calls ---- */
+void ksim_hooks_fork_begin(void)
+{
+	memset(&fork_rec, 0, sizeof(fork_rec));
+	ksim_fork_ksm_nomem = ksim_fork_thp_nomem = false;
+}
+
+static unsigned long uffd_pending(void)
+{
+	struct userfaultfd_ctx *ctx;
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(ctx, &uffd_all, all)
+		n += atomic_read(&ctx->mmap_changing) != 0;
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return n;
+}
+
+void ksim_hooks_fork_end(struct mm_struct *child, struct mm_struct *parent, int err)
+{
+	const char *file = fork_rec.file ? fork_rec.file : __FILE__;
+	int line = fork_rec.file ? fork_rec.line : __LINE__;
+
+#if KSIM_HAVE_DUP_USERFAULTFD_FAIL
+	/* dup_mmap(): complete on success, fail on failure, once */
+	if (err && (fork_rec.fails != 1 || fork_rec.completes))
+		P(KSIM_P_TEST, "failed dup_mmap() (%d): dup_userfaultfd_fail() %d times, _complete() %d times",
+		  err, fork_rec.fails, fork_rec.completes);
+	if (!err && (fork_rec.completes != 1 || fork_rec.fails))
+		P(KSIM_P_TEST, "dup_mmap(): dup_userfaultfd_complete() %d times, _fail() %d times",
+		  fork_rec.completes, fork_rec.fails);
+#else
+	if (fork_rec.completes != 1 || fork_rec.fails)
+		P(KSIM_P_TEST, "dup_mmap() (%d): dup_userfaultfd_complete() %d times", err, fork_rec.completes);
+#endif
+	if (uffd_pending())
+		P(KSIM_P_TEST, "after dup_mmap() (%d): %lu userfaultfd contexts with undelivered events",
+		  err, uffd_pending());
+	if (err)
+		return;
+	/* a registration survives fork unless its slot could not be allocated */
+	if (mmf_test(parent, MMF_VM_MERGEABLE) && !ksim_mm_ksm_registered(child) && !ksim_fork_ksm_nomem)
+		P(KSIM_P_TEST, "fork: parent mm %d is in KSM, child mm %d is not", parent->ksim_id, child->ksim_id);
+	if (mmf_test(parent, MMF_VM_HUGEPAGE) && !mmf_test(child, MMF_VM_HUGEPAGE))
+		P(KSIM_P_TEST, "fork: parent mm %d is in khugepaged, child mm %d is not", parent->ksim_id,
+		  child->ksim_id);
+	if (mmf_test(parent, MMF_VM_HUGEPAGE) && !ksim_mm_thp_registered(child) && !ksim_fork_thp_nomem)
+		P(KSIM_P_TEST, "fork: child mm %d has MMF_VM_HUGEPAGE without an mm_slot", child->ksim_id);
+	if (mmf_test(parent, MMF_HAS_UPROBES) && !ksim_mm_has_uprobes(child))
+		P(KSIM_P_TEST, "fork: child mm %d lost MMF_HAS_UPROBES/MMF_RECALC_UPROBES", child->ksim_id);
+}
+
+void ksim_hooks_uf_done(struct mm_struct *mm, struct list_head *uf, const char *what)
+{
+	struct ksim_uffd_unmap_ctx *u, *n;
+
+	if (list_empty(uf))
+		return;
+	ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+		     "%s: userfaultfd unmap events prepared and never completed", what);
+	list_for_each_entry_safe(u, n, uf, list) {
+		uffd_event_done(u->ctx, KSIM_SITE);
+		list_del(&u->list);
+		kfree(u);
+	}
+}
+
+/* References to @mm besides the caller's: from userfaultfd contexts (allowed). */
+static int uffd_refs(struct mm_struct *mm)
+{
+	struct userfaultfd_ctx *ctx;
+	int n = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(ctx, &uffd_all, all)
+		n += ctx->mm == mm;
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return n;
+}
+
+/* mmput() is done and the caller still holds one mm_count reference. */
+void ksim_hooks_mm_put_done(struct mm_struct *mm)
+{
+	int extra = atomic_read(&mm->mm_count) - 1 - uffd_refs(mm);
+	const char *file = __FILE__;
+	int line = __LINE__;
+
+	if (extra <= 0)
+		return;
+	if (mm->ksim_ksm_slot)
+		P(KSIM_P_TEST, "mm %d outlives mmput(): still registered with KSM (at %s:%d), its mmgrab() not dropped",
+		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
+		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
+	if (mm->ksim_thp_slot)
+		P(KSIM_P_TEST, "mm %d outlives mmput(): still registered with khugepaged (at %s:%d), its mmgrab() not dropped",
+		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_thp_slot)->file,
+		  ((struct ksim_mm_slot *)mm->ksim_thp_slot)->line);
+	if (!mm->ksim_ksm_slot && !mm->ksim_thp_slot)
+		P(KSIM_P_TEST, "mm %d outlives mmput(): %d mm_count references not dropped", mm->ksim_id, extra);
+}
+
+void ksim_hooks_mm_free(struct mm_struct *mm)
+{
+	const char *file = __FILE__;
+	int line = __LINE__;
+
+	if (mm->ksim_ranges_active)
+		P(KSIM_P_TEST, "mm %d freed with %d mmu_notifier ranges started and not ended", mm->ksim_id,
+		  mm->ksim_ranges_active);
+	if (!mm->ksim_notifier_released)
+		P(KSIM_P_TEST, "mm %d freed without mmu_notifier_release()", mm->ksim_id);
+}
+
+/* Between operations: registrations consistent, no event left undelivered. */
+unsigned long ksim_hooks_check_global(void)
+{
+	struct ksim_mm_slot *s;
+	struct userfaultfd_ctx *ctx;
+	unsigned long bad = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(s, &ksm_slots, list)
+		if (s->mm->ksim_ksm_slot != s || !mmf_test(s->mm, MMF_VM_MERGEABLE)) {
+			ksim_problem(KSIM_P_TEST, s->file, s->line,
+				     "KSM mm_slot of mm %d: the mm does not point back or lacks MMF_VM_MERGEABLE",
+				     s->mm->ksim_id);
+			bad++;
+		}
+	list_for_each_entry(s, &thp_slots, list)
+		if (s->mm->ksim_thp_slot != s || !mmf_test(s->mm, MMF_VM_HUGEPAGE)) {
+			ksim_problem(KSIM_P_TEST, s->file, s->line,
+				     "khugepaged mm_slot of mm %d: the mm does not point back or lacks MMF_VM_HUGEPAGE",
+				     s->mm->ksim_id);
+			bad++;
+		}
+	list_for_each_entry(ctx, &uffd_all, all)
+		if (atomic_read(&ctx->mmap_changing) || atomic_read(&ctx->refcount) < 1) {
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "userfaultfd ctx of mm %d: %d events undelivered, refcount %d",
+				     ctx->mm->ksim_id, atomic_read(&ctx->mmap_changing), atomic_read(&ctx->refcount));
+			bad++;
+		}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return bad;
+}
+
+unsigned long ksim_hooks_check_all_freed(void)
+{
+	struct ksim_mm_slot *s;
+	struct userfaultfd_ctx *ctx;
+	unsigned long bad = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(s, &ksm_slots, list) {
+		ksim_problem(KSIM_P_TEST, s->file, s->line, "KSM mm_slot of mm %d never freed", s->mm->ksim_id);
+		bad++;
+	}
+	list_for_each_entry(s, &thp_slots, list) {
+		ksim_problem(KSIM_P_TEST, s->file, s->line, "khugepaged mm_slot of mm %d never freed",
+			     s->mm->ksim_id);
+		bad++;
+	}
+	list_for_each_entry(ctx, &uffd_all, all) {
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "userfaultfd ctx of mm %d left: refcount %d, %s", ctx->mm->ksim_id,
+			     atomic_read(&ctx->refcount), ctx->fd_open ? "file open" : "no file holds it");
+		bad++;
+	}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return bad;
+}
+
+/* ---- per-VMA locks (include/linux/mmap_lock.h semantics), emulated ---- */
+#if KSIM_HAVE_PER_VMA_LOCK
+static bool mmap_write_held(struct mm_struct *mm)
+{
+	return lockdep_is_held_type(&mm->mmap_lock, 0);
+}
+
+/* __is_vma_write_locked(): only meaningful under the mmap write lock */
+static bool vma_write_locked(struct vm_area_struct *vma)
+{
+	return READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq);
+}
+
+void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	struct timespec t0, t;
+
+	if (!mmap_write_held(vma->vm_mm))	/* mmap_assert_write_locked() */
+		P(KSIM_P_LOCKDEP, "vma_start_write() without the mmap write lock");
+	if (vma_write_locked(vma))
+		return;
+	/* exclude readers: wait for the ones inside to leave */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_read(&vma->ksim_readers)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1) {
+			P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
+			  vma->vm_start, vma->vm_end);
+			break;
+		}
+		sched_yield();
+	}
+	WRITE_ONCE(vma->vm_lock_seq, vma->vm_mm->mm_lock_seq);
+}
+
+void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	if (!mmap_write_held(vma->vm_mm))
+		P(KSIM_P_LOCKDEP, "vma_assert_write_locked() without the mmap write lock");
+	else if (!vma_write_locked(vma))
+		P(KSIM_P_WARN, "vma_assert_write_locked(): VMA [%lx, %lx) is not write-locked",
+		  vma->vm_start, vma->vm_end);
+}
+
+/* vma_assert_locked(): read-locked (a reader inside), else write-locked */
+void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	if (atomic_read(&vma->ksim_readers))
+		return;
+	if (lockdep_is_held(&vma->vm_mm->mmap_lock) && !mmap_write_held(vma->vm_mm))
+		return;	/* vma_assert_stabilised()'s mmap read lock */
+	ksim_vma_assert_write_locked(vma, func, file, line);
+}
+
+void ksim_vma_lock_reset(struct vm_area_struct *vma)
+{
+	vma->vm_lock_seq = UINT_MAX;
+	atomic_set(&vma->ksim_readers, 0);
+	vma->ksim_shadow = 0;
+}
+
+bool ksim_vma_lock_alloc(struct vm_area_struct *vma)
+{
+	vma->vm_lock = kmem_cache_alloc(vma_lock_cache, GFP_KERNEL);
+	if (!vma->vm_lock)
+		return false;
+	ksim_vma_lock_reset(vma);
+	return true;
+}
+
+void ksim_vma_lock_free(struct vm_area_struct *vma)
+{
+	kmem_cache_free(vma_lock_cache, vma->vm_lock);
+}
+
+void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	if (atomic_read(&vma->ksim_readers))
+		P(KSIM_P_TEST, "VMA [%lx, %lx) freed while %d reader(s) hold it", vma->vm_start, vma->vm_end,
+		  atomic_read(&vma->ksim_readers));
+}
+
+static unsigned long vma_shape(struct vm_area_struct *vma)
+{
+	unsigned long h = vma->vm_start * 31 + vma->vm_end;
+
+	h = h * 31 + vma->vm_pgoff;
+	h = h * 31 + vma->vm_flags;
+	h = h * 31 + (unsigned long)vma->vm_file;
+	h = h * 31 + (unsigned long)vma->vm_userfaultfd_ctx.ctx;
+	return h | 1;
+}
+
+/*
+ * mmap_write_unlock()/_downgrade(): vma_end_write_all() ends every VMA write
+ * lock of this session.  Before it, every VMA whose shape changed since the
+ * last unlock must have been write-locked: a lockless reader
+ * (lock_vma_under_rcu()) would otherwise have seen it change under it.
+ */
+void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS)
+{
+	if (mm->ksim_ranges_active)
+		P(KSIM_P_LOCKDEP, "mmap_write_unlock() with %d mmu_notifier ranges started and not ended",
+		  mm->ksim_ranges_active);
+	if (!ksim_mm_checks_off && mmap_write_held(mm)) {
+		struct vm_area_struct *vma;
+		MA_STATE(mas, &mm->mm_mt, 0, 0);
+
+		mas_for_each(&mas, vma, ULONG_MAX) {
+			unsigned long h;
+
+			/* a failed dup_mmap() leaves a zero entry and the parent's VMAs after it */
+			if (xa_is_zero(vma) || vma->vm_mm != mm)
+				continue;
+			h = vma_shape(vma);
+
+			if (h != vma->ksim_shadow && !vma_write_locked(vma))
+				P(KSIM_P_LOCKDEP, "VMA [%lx, %lx) of mm %d %s under the mmap write lock without vma_start_write()",
+				  vma->vm_start, vma->vm_end, mm->ksim_id,
+				  vma->ksim_shadow ? "changed" : "inserted");
+			vma->ksim_shadow = h;
+		}
+	}
+	WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+	if (downgrade)
+		downgrade_write(&mm->mmap_lock);
+	else
+		up_write(&mm->mmap_lock);
+}
+
+/*
+ * lock_vma_under_rcu() (mm/mmap_lock.c), emulated: find the VMA under RCU,
+ * take a reader reference unless it is write-locked, recheck it is still
+ * the VMA at @addr.  NULL: the caller falls back to the mmap lock.
+ */
+struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	MA_STATE(mas, &mm->mm_mt, addr, addr);
+
+	rcu_read_lock();
+	vma = mas_walk(&mas);
+	if (!vma)
+		goto fail;
+	atomic_inc(&vma->ksim_readers);
+	smp_mb();
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq) || vma->vm_mm != mm ||
+	    addr < vma->vm_start || addr >= vma->vm_end) {
+		atomic_dec(&vma->ksim_readers);
+		goto fail;
+	}
+	rcu_read_unlock();
+	return vma;
+fail:
+	rcu_read_unlock();
+	return NULL;
+}
+
+void ksim_vma_end_read(struct vm_area_struct *vma)
+{
+	atomic_dec(&vma->ksim_readers);
+}
+#endif /* KSIM_HAVE_PER_VMA_LOCK */
+
+bool ksim_mm_has_per_vma_lock(void)
+{
+	return KSIM_HAVE_PER_VMA_LOCK;
+}
+
+void ksim_hooks_init(void)
+{
+	ksm_slot_cache = kmem_cache_create("ksm_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
+	thp_slot_cache = kmem_cache_create("khugepaged_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
+	uffd_ctx_cache = kmem_cache_create("userfaultfd_ctx_cache", sizeof(struct userfaultfd_ctx), 0, 0, NULL);
+	vma_lock_cache = kmem_cache_create("vma_lock", 64, 0, 0, NULL);
+}

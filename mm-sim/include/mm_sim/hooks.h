@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The subsystems the fork/exit/mmap/munmap/mremap paths and mm/vma.c call
+ * into, emulated as state with their lifecycle rules checked (hooks.c):
+ * KSM and khugepaged mm registration, userfaultfd fork and unmap events,
+ * mmu notifier release and invalidation pairs, uprobes' fork flag, and the
+ * per-VMA locks (CONFIG_PER_VMA_LOCK) where the tree has them.
+ *
+ * Every hook the kernel text calls is a macro passing the call site
+ * (__FILE__/__LINE__, which #line directives point into the kernel tree),
+ * so each broken rule is reported, through ksim_problem(), where the
+ * kernel called the hook.  Included by mm_sim/kernel.h after the types.
+ */
+#ifndef _MM_SIM_HOOKS_H
+#define _MM_SIM_HOOKS_H
+
+
+
+/* ---- mm references (kernel/fork.c: mmgrab()/mmdrop(); the last drop frees) ---- */
+void ksim_mm_free(struct mm_struct *mm);	/* sim.c: the checks at free, then free */
+static inline void mmgrab(struct mm_struct *mm)
+{
+	atomic_inc(&mm->mm_count);
+}
+static inline void mmdrop(struct mm_struct *mm)
+{
+	if (atomic_dec_and_test(&mm->mm_count))
+		ksim_mm_free(mm);
+}
+static inline bool mmget_not_zero(struct mm_struct *mm)
+{
+	return atomic_inc_not_zero(&mm->mm_users);
+}
+void mmput(struct mm_struct *mm);	/* kernel/fork.c, extracted */
+
+/* ---- KSM (mm/ksm.c __ksm_enter/__ksm_exit, include/linux/ksm.h wrappers) ---- */
+int ksim_ksm_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SITE_ARGS);
+void ksim_ksm_exit(struct mm_struct *mm, KSIM_SITE_ARGS);
+#define ksm_fork(mm, oldmm)		ksim_ksm_fork(mm, oldmm, KSIM_SITE)
+#define ksm_exit(mm)			ksim_ksm_exit(mm, KSIM_SITE)
+
+/* ---- khugepaged (mm/khugepaged.c __khugepaged_enter/__khugepaged_exit) ---- */
+void ksim_khugepaged_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SITE_ARGS);
+void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS);
+#define khugepaged_fork(mm, oldmm)	ksim_khugepaged_fork(mm, oldmm, KSIM_SITE)
+#define khugepaged_exit(mm)		ksim_khugepaged_exit(mm, KSIM_SITE)
+/* THP not configured (hugepage_pmd_enabled() false): it never registers */
+#define khugepaged_enter_vma(v, f)	do { } while (0)
+
+/* ---- userfaultfd (fs/userfaultfd.c): fork and unmap events ---- */
+int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS);
+void ksim_dup_userfaultfd_complete(struct list_head *fcs, KSIM_SITE_ARGS);
+void ksim_dup_userfaultfd_fail(struct list_head *fcs, KSIM_SITE_ARGS);
+int ksim_userfaultfd_unmap_prep(struct vm_area_struct *vma, unsigned long start,
+				unsigned long end, struct list_head *uf, KSIM_SITE_ARGS);
+void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
+				     KSIM_SITE_ARGS);
+#define dup_userfaultfd(v, l)			ksim_dup_userfaultfd(v, l, KSIM_SITE)
+#define dup_userfaultfd_complete(l)		ksim_dup_userfaultfd_complete(l, KSIM_SITE)
+#define dup_userfaultfd_fail(l)			ksim_dup_userfaultfd_fail(l, KSIM_SITE)
+#define userfaultfd_unmap_prep(v, s, e, u)	ksim_userfaultfd_unmap_prep(v, s, e, u, KSIM_SITE)
+#define userfaultfd_unmap_complete(mm, u)	ksim_userfaultfd_unmap_complete(mm, u, KSIM_SITE)
+/* include/linux/userfaultfd_k.h: VMAs with different contexts never merge */
+#define is_mergeable_vm_userfaultfd_ctx(v, c)	((v)->vm_userfaultfd_ctx.ctx == (c).ctx)
+
+/* ---- mmu notifiers (mm/mmu_notifier.c, include/linux/mmu_notifier.h) ---- */
+struct mmu_notifier_range {
+	struct mm_struct *mm;
+	unsigned long start, end;
+	const char *ksim_file;	/* where it was started, while started */
+	int ksim_line;
+};
+void ksim_mmu_notifier_release(struct mm_struct *mm, KSIM_SITE_ARGS);
+void ksim_mmu_notifier_range_init(struct mmu_notifier_range *r, struct mm_struct *mm,
+				  unsigned long start, unsigned long end);
+void ksim_mmu_notifier_range_start(struct mmu_notifier_range *r, KSIM_SITE_ARGS);
+void ksim_mmu_notifier_range_end(struct mmu_notifier_range *r, KSIM_SITE_ARGS);
+#define mmu_notifier_release(mm)		ksim_mmu_notifier_release(mm, KSIM_SITE)
+/* (range, event, flags, [vma,] mm, start, end): older trees pass the VMA too */
+#define __ksim_mnr_pick(r, a, b, c, d, which, ...)	which
+#define __ksim_mnr3(r, mm, s, e)			ksim_mmu_notifier_range_init(r, mm, s, e)
+#define __ksim_mnr4(r, vma, mm, s, e)			ksim_mmu_notifier_range_init(r, mm, s, e)
+#define mmu_notifier_range_init(r, ev, fl, ...)					\
+	__ksim_mnr_pick(r, __VA_ARGS__, __ksim_mnr4, __ksim_mnr3)(r, __VA_ARGS__)
+#define mmu_notifier_invalidate_range_start(r)	ksim_mmu_notifier_range_start(r, KSIM_SITE)
+#define mmu_notifier_invalidate_range_end(r)	ksim_mmu_notifier_range_end(r, KSIM_SITE)
+
+/* ---- uprobes (kernel/events/uprobes.c uprobe_dup_mmap()) ---- */
+void ksim_uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *mm, KSIM_SITE_ARGS);
+#define uprobe_dup_mmap(o, n)			ksim_uprobe_dup_mmap(o, n, KSIM_SITE)
+
+/* ---- the rules checked from outside the hooks (sim.c drivers, tests) ---- */
+/* dup_mmap() returned @err: its uffd fork list was completed or failed to match. */
+void ksim_hooks_fork_begin(void);
+void ksim_hooks_fork_end(struct mm_struct *child, struct mm_struct *parent, int err);
+/* A syscall driver's userfaultfd unmap list after the call (must be empty). */
+void ksim_hooks_uf_done(struct mm_struct *mm, struct list_head *uf, const char *what);
+/* mmput() returned and @mm is still allocated: is that allowed (a uffd ctx holds it)? */
+void ksim_hooks_mm_put_done(struct mm_struct *mm);
+/* The mm is being freed: nothing may still refer to it. */
+void ksim_hooks_mm_free(struct mm_struct *mm);
+void ksim_hooks_init(void);
+
+/* ---- per-VMA locks (CONFIG_PER_VMA_LOCK), emulated: hooks.c ---- */
+#if KSIM_HAVE_PER_VMA_LOCK
+void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+void ksim_vma_lock_reset(struct vm_area_struct *vma);
+void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS);
+#define vma_start_write(v)		ksim_vma_start_write(v, KSIM_SITE)
+#define vma_start_write_killable(v)	(ksim_vma_start_write(v, KSIM_SITE), 0)
+#define vma_assert_write_locked(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
+#define vma_assert_locked(v)		ksim_vma_assert_locked(v, KSIM_SITE)
+#define vma_assert_can_modify(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
+#define vma_assert_stabilised(v)	ksim_vma_assert_locked(v, KSIM_SITE)
+#define mmap_write_unlock(mm)		ksim_mmap_write_unlock(mm, false, KSIM_SITE)
+#define mmap_write_downgrade(mm)	ksim_mmap_write_unlock(mm, true, KSIM_SITE)
+#define vma_end_write_all(mm)		do { } while (0)	/* in ksim_mmap_write_unlock() */
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The emulated hooks (hooks.c) driven by the kernel's own fork, exit,
+ * munmap and mremap code: KSM/khugepaged registration passed on by fork
+ * and dropped by exit, userfaultfd fork and unmap events, uprobes' fork
+ * flag; the per-VMA lock emulation and its checks; the fork failure sweep
+ * with every hook allocating.
+ */
+#include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>
+#include <ksim/test.h>
+#include <ksim/fault.h>
+#include <stdio.h>
+#include <string.h>
+#include "test_mm_sim.h"
+
+#define PG		KSIM_PAGE_SIZE
+#define DATA		0x600000UL
+#define HEAP2		0x7f0000000000UL
+#define STACKA		0x7ffff0000000UL
+
+/* A small process in KSM and khugepaged, with uprobes, and two uffd contexts. */
+static struct mm_struct *build_hooked(struct file *f, struct userfaultfd_ctx **ufork,
+				      struct userfaultfd_ctx **uplain)
+{
+	struct mm_struct *p = build_small(f, 0);
+
+	KSIM_ASSERT(!ksim_ksm_enable(p));
+	ksim_khugepaged_enable(p);
+	ksim_mm_set_has_uprobes(p);
+	*ufork = ksim_uffd_open(p, KSIM_UFFD_FEATURE_EVENT_FORK | KSIM_UFFD_FEATURE_EVENT_UNMAP);
+	*uplain = ksim_uffd_open(p, 0);
+	KSIM_ASSERT(*ufork && *uplain);
+	KSIM_EXPECT(ksim_uffd_register(*ufork, DATA, DATA + 64 * PG) == 1);
+	KSIM_EXPECT(ksim_uffd_register(*ufork, HEAP2, HEAP2 + 32 * PG) == 1);
+	KSIM_EXPECT(ksim_uffd_register(*uplain, STACKA, STACKA + 32 * PG) == 1);
+	check(p, "hooked shape");
+	return p;
+}
+
+KSIM_TEST(hooks_fork_exit)
+{
+	struct userfaultfd_ctx *ufork, *uplain, *cctx;
+	struct mm_struct *p, *c, *g;
+	struct ksim_fault_config cfg;
+	struct file *f = ksim_file_open("libc.so");
+	unsigned long exit_allocs;
+
+	p = build_hooked(f, &ufork, &uplain);
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	check(c, "fork");
+	KSIM_EXPECT(ksim_mm_ksm_registered(c), "child not in KSM");
+	KSIM_EXPECT(ksim_mm_thp_registered(c), "child not in khugepaged");
+	KSIM_EXPECT(ksim_mm_has_uprobes(c), "child lost MMF_HAS_UPROBES");
+	/* EVENT_FORK: one new context per parent context, announced once */
+	cctx = ksim_uffd_ctx_at(c, DATA);
+	KSIM_EXPECT(cctx && cctx != ufork, "child VMA ctx %p (parent's %p)", (void *)cctx, (void *)ufork);
+	KSIM_EXPECT(ksim_uffd_ctx_at(c, HEAP2) == cctx);
+	KSIM_EXPECT(ksim_uffd_events(ufork, true) == 1, "%lu fork events", ksim_uffd_events(ufork, true));
+	/* no EVENT_FORK: the child's VMA loses the context */
+	KSIM_EXPECT(ksim_uffd_ctx_at(c, STACKA) == NULL);
+	KSIM_ASSERT(!ksim_fork(c, &g));
+	check(g, "grandchild");
+	KSIM_EXPECT(cctx && ksim_uffd_events(cctx, true) == 1);
+	if (ksim_mm_has_vma_c()) {
+		/* EVENT_UNMAP: munmap (do_vmi_munmap) announces the range; no event without it */
+		KSIM_EXPECT(!ksim_munmap(p, DATA + 60 * PG, 4 * PG));
+		KSIM_EXPECT(ksim_uffd_events(ufork, false) == 1, "%lu unmap events", ksim_uffd_events(ufork, false));
+		KSIM_EXPECT(!ksim_munmap(p, STACKA, PG));
+		KSIM_EXPECT(ksim_uffd_events(uplain, false) == 0);
+		check(p, "munmap");
+	}
+	if (ksim_mm_has_mremap()) {
+		/* a shrinking mremap unmaps the tail (mremap's own userfaultfd_unmap_complete()) */
+		KSIM_EXPECT(ksim_mremap(p, HEAP2, 32 * PG, 16 * PG, 0, 0) == (long)HEAP2);
+		KSIM_EXPECT(ksim_uffd_events(ufork, false) == 2, "%lu unmap events", ksim_uffd_events(ufork, false));
+		check(p, "mremap");
+	}
+	/* exit allocates nothing on these trees: there is no exit sweep to run */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nth = ~0UL;
+	ksim_fault_set(&cfg);
+	ksim_mm_exit(g);
+	exit_allocs = ksim_fault_calls();
+	ksim_fault_reset();
+	printf("# exit of a hooked process: %lu allocations\n", exit_allocs);
+	ksim_mm_exit(c);
+	ksim_mm_exit(p);
+	check(NULL, "exit");
+	/* the monitor still holds the contexts (and they their mms) until it closes them */
+	ksim_uffd_close_all();
+	ksim_file_close(f);
+	check_all_freed();
+}
+
+/* The fork failure sweep with every hook allocating (mm_slots, uffd contexts). */
+KSIM_TEST(fork_sweep_hooks)
+{
+	struct userfaultfd_ctx *ufork, *uplain;
+	struct file *f = ksim_file_open("libc.so");
+	struct mm_struct *p = build_hooked(f, &ufork, &uplain);
+
+	fork_sweep("hooks (KSM, khugepaged, uffd)", p, 1);
+	ksim_mm_exit(p);
+	ksim_uffd_close_all();
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/* The cross-call rules fire when broken (hooks.c's own checks). */
+KSIM_TEST(hooks_checks_fire)
+{
+	struct mm_struct *p, *c;
+	unsigned long t0, l0;
+	LIST_HEAD(fcs);
+
+	p = ksim_mm_new();
+	KSIM_ASSERT(!ksim_map_direct(p, DATA, DATA + 4 * PG, KSIM_VM_READ | KSIM_VM_WRITE |
+				     KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE, NULL, 0));
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	/* complete twice: the dup_mmap() rule */
+	t0 = ksim_problem_count(KSIM_P_TEST);
+	ksim_hooks_fork_begin();
+	dup_userfaultfd_complete(&fcs);
+	dup_userfaultfd_complete(&fcs);
+	ksim_hooks_fork_end(c, p, 0);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0 + 1);
+	/* an mmu notifier range started and not ended at mmap_write_unlock() */
+	l0 = ksim_problem_count(KSIM_P_LOCKDEP);
+	{
+		struct mmu_notifier_range r;
+
+		mmap_write_lock(p);
+		mmu_notifier_range_init(&r, 0, 0, p, DATA, DATA + PG);
+		mmu_notifier_invalidate_range_start(&r);
+		mmu_notifier_invalidate_range_start(&r);	/* twice */
+		mmap_write_unlock(p);
+		mmap_write_lock(p);
+		mmu_notifier_invalidate_range_end(&r);
+		mmu_notifier_invalidate_range_end(&r);		/* end without start */
+		p->ksim_ranges_active = 0;
+		mmap_write_unlock(p);
+	}
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LOCKDEP) >= l0 + 2 + KSIM_HAVE_PER_VMA_LOCK, "%lu", ksim_problem_count(KSIM_P_LOCKDEP) - l0);
+	ksim_mm_exit(c);
+	ksim_mm_exit(p);
+	check(NULL, "exit");
+	check_all_freed();
+	ksim_expect_problems(KSIM_P_TEST, ksim_problem_count(KSIM_P_TEST));
+	ksim_expect_problems(KSIM_P_LOCKDEP, ksim_problem_count(KSIM_P_LOCKDEP));
+}
+
+/* Per-VMA locks: readers, write locks until mmap_write_unlock(), the checks. */
+KSIM_TEST(vma_locks)
+{
+#if KSIM_HAVE_PER_VMA_LOCK
+	struct vm_area_struct *vma, *r;
+	struct mm_struct *mm = ksim_mm_new();
+	unsigned long l0, w0, t0;
+	unsigned long fl = KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE;
+
+	KSIM_ASSERT(!ksim_map_direct(mm, DATA, DATA + 4 * PG, fl, NULL, 0));
+	KSIM_ASSERT(!ksim_map_direct(mm, HEAP2, HEAP2 + 4 * PG, fl, NULL, 0));
+	KSIM_ASSERT(!ksim_map_direct(mm, STACKA, STACKA + 4 * PG, fl, NULL, 0));
+	r = ksim_lock_vma_under_rcu(mm, DATA + PG);
+	KSIM_EXPECT(r && r->vm_start == DATA);
+	if (r)
+		ksim_vma_end_read(r);
+	KSIM_EXPECT(!ksim_lock_vma_under_rcu(mm, DATA + 8 * PG));	/* no VMA there */
+	/* write-locked until mmap_write_unlock(): readers fall back */
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, DATA);
+	vma_start_write(vma);
+	KSIM_EXPECT(!ksim_lock_vma_under_rcu(mm, DATA));
+	r = ksim_lock_vma_under_rcu(mm, HEAP2);		/* another VMA: not locked */
+	KSIM_EXPECT(r != NULL);
+	if (r)
+		ksim_vma_end_read(r);
+	mmap_write_unlock(mm);
+	r = ksim_lock_vma_under_rcu(mm, DATA);
+	KSIM_EXPECT(r != NULL);
+	if (r)
+		ksim_vma_end_read(r);
+
+	/* a VMA changed under the mmap write lock without vma_start_write() */
+	l0 = ksim_problem_count(KSIM_P_LOCKDEP);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, HEAP2);
+	vma->vm_pgoff++;
+	mmap_write_unlock(mm);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LOCKDEP) == l0 + 1);
+	mmap_write_lock(mm);
+	vma_start_write(vma);
+	vma->vm_pgoff--;
+	mmap_write_unlock(mm);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LOCKDEP) == l0 + 1);
+	/* vma_assert_write_locked() of a VMA not write-locked; vma_start_write() without the mmap lock */
+	w0 = ksim_problem_count(KSIM_P_WARN);
+	mmap_write_lock(mm);
+	vma_assert_write_locked(vma);
+	mmap_write_unlock(mm);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_WARN) == w0 + 1);
+	vma_start_write(vma);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LOCKDEP) == l0 + 2);
+	mmap_write_lock(mm);
+	mmap_write_unlock(mm);
+	/* a VMA unmapped while a reader holds it: the writer waits in vain, then it is freed */
+	t0 = ksim_problem_count(KSIM_P_TEST);
+	r = ksim_lock_vma_under_rcu(mm, STACKA);
+	KSIM_EXPECT(r != NULL);
+	if (ksim_mm_has_vma_c()) {
+		KSIM_EXPECT(!ksim_munmap(mm, STACKA, 4 * PG));
+		KSIM_EXPECT(ksim_problem_count(KSIM_P_LOCKDEP) == l0 + 3);
+		KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0 + 1);
+	} else if (r) {
+		ksim_vma_end_read(r);
+	}
+	ksim_mm_exit(mm);
+	check(NULL, "exit");
+	check_all_freed();
+	ksim_expect_problems(KSIM_P_TEST, ksim_problem_count(KSIM_P_TEST));
+	ksim_expect_problems(KSIM_P_LOCKDEP, ksim_problem_count(KSIM_P_LOCKDEP));
+	ksim_expect_problems(KSIM_P_WARN, ksim_problem_count(KSIM_P_WARN));
+#else
+	printf("# skipped: this tree has no per-VMA locks\n");
+#endif
+}
