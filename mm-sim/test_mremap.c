@@ -500,7 +500,7 @@ KSIM_TEST(mremap_sweep)
  * (new_len - old_len) up front, and on its error path clears VM_ACCOUNT on
  * the new VMA before unmapping it ("conceal VM_ACCOUNT so old reservation
  * is not undone"), so the growth's charge is never returned: 6.12.117
- * leaks it (mm-sim/known-failures.tsv, README.md).
+ * leaks it (docs/findings.toml, README.md).
  */
 KSIM_TEST(mremap_sweep_grow_accounted)
 {
@@ -517,7 +517,7 @@ KSIM_TEST(mremap_sweep_grow_accounted)
  * unmaps the tail first (that uncharges it), then moves the rest; the move
  * must not charge anything more.  The commit charge equals the pages of the
  * VM_ACCOUNT VMAs after the call (ksim_mm_check) and nothing is left at the
- * end.  Fails on 7.2.13: known-failures.tsv.
+ * end.  Fails on 7.2.13: docs/findings.toml.
  */
 KSIM_TEST(mremap_shrink_move_accounted)
 {

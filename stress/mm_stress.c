@@ -268,7 +268,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 	} else if (op == 11 && vma_c && ksim_mm_has_mremap() && !fault) {	/* mremap MREMAP_FIXED of a run inside one VMA */
 		/*
 		 * Not under --fault: move_vma()'s OOM paths leak commit charge on
-		 * 6.12 (the growth leak in mm-sim/known-failures.tsv, and a leak seen
+		 * 6.12 (the growth leak in docs/findings.toml, and a leak seen
 		 * here with equal lengths too, not yet pinned down: mm-sim/README.md).
 		 */
 		unsigned long dst = win_base[ksim_rng_below(rng, NWIN)] + ksim_rng_below(rng, 960) * PG;
