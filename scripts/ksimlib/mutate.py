@@ -481,12 +481,12 @@ def live_lines(build_dir, objs, path):
     db = json.load(open(os.path.join(build_dir, "compile_commands.json")))
     want = os.path.realpath(path)
     live = set()
+    want_objs = {os.path.normpath(os.path.join(build_dir, o)) for o in objs}
     for e in db:
-        out = e.get("output", "")
-        if not any(os.path.normpath(os.path.join(e["directory"], out)) ==
-                   os.path.normpath(os.path.join(build_dir, o)) or out == o for o in objs):
-            continue
         argv = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
+        out = e.get("output") or (argv[argv.index("-o") + 1] if "-o" in argv else "")
+        if os.path.normpath(os.path.join(e["directory"], out)) not in want_objs:
+            continue
         cmd, skip = [], False
         for a in argv:
             if skip:
@@ -525,20 +525,35 @@ def kill_group(p):
         pass
 
 
+ACTIVE = set()          # running children (own sessions), killed on exit
+ACTIVE_LOCK = threading.Lock()
+
+
+def kill_active():
+    with ACTIVE_LOCK:
+        for p in list(ACTIVE):
+            kill_group(p)
+
+
 def run_cmd(argv, log, timeout=None, cwd=None, env=None):
-    """Run in its own session; ('ok'|'fail'|'timeout', seconds, output tail)."""
+    """Run in its own session; ('ok'|'fail'|'timeout', seconds, output)."""
     t0 = time.monotonic()
     with open(log, "w") as f:
         f.write("$ " + " ".join(shlex.quote(a) for a in argv) + "\n")
         f.flush()
         p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=cwd, env=env,
                              start_new_session=True)
+        with ACTIVE_LOCK:
+            ACTIVE.add(p)
         try:
             rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_group(p)
             p.wait()
             rc = None
+        finally:
+            with ACTIVE_LOCK:
+                ACTIVE.discard(p)
     dt = time.monotonic() - t0
     out = open(log, errors="replace").read()
     return ("timeout" if rc is None else "ok" if rc == 0 else "fail"), dt, out
@@ -641,10 +656,11 @@ class Worker:
         try:
             t0 = time.monotonic()
             log = os.path.join(self.dir, "build-mutant.log")
-            open(log, "w").close()
-            ok = self.build.build(ctx.targets, log)
-            tb = time.monotonic() - t0
-            if not ok:
+            argv = ["cmake", "--build", self.build.dir, "-j", str(self.build.jobs)]
+            if ctx.targets is not None:
+                argv += ["--target"] + [t for t in ctx.targets if t in self.build.targets]
+            st, tb, _ = run_cmd(argv, log)
+            if st != "ok":
                 errs = [l for l in repro.build_errors(log) if "error" in l]
                 return {"verdict": "did-not-compile", "build_s": round(tb, 1),
                         "reason": (errs or [""])[0][-240:]}
@@ -942,7 +958,7 @@ def run(args):
     mp = os.path.join(out, "meta.json")
     meta = json.load(open(mp)) if os.path.exists(mp) else None
     key = {"file": args.file, "file_sha256": sha, "seed": args.seed, "count": args.count,
-           "suite": args.suite, "preset": args.preset}
+           "suite": args.suite, "preset": args.preset, "cmake_arg": args.cmake_arg}
     if meta and any(meta.get(k) != v for k, v in key.items()):
         diff = ", ".join(f"{k} {meta.get(k)!r} (now {v!r})" for k, v in key.items()
                          if meta.get(k) != v and k != "file_sha256")
@@ -961,6 +977,9 @@ def run(args):
                 raise ReproError(f"--file {args.file}: not compiled by suite {args.suite}'s "
                                  f"targets ({', '.join(ctx.targets or ['all'])})")
             live = live_lines(w0.build.dir, objs, w0.path)
+            if not live:
+                raise ReproError(f"--file {args.file}: no line of it survives preprocessing in "
+                                 f"{', '.join(objs)}", 3)
             muts, nsites, per_op = sample(text, args.file, args.seed, args.count, live)
             print(f"  {len(muts)} mutants from {nsites} sites in {len(live)} compiled lines "
                   f"(objects: {', '.join(os.path.basename(o) for o in objs)})", flush=True)
@@ -997,6 +1016,7 @@ def run(args):
         print(f"written: {os.path.join(out, 'report.txt')}, {os.path.join(out, 'report.html')}")
         return 0
     finally:
+        kill_active()
         for w in workers:
             if args.keep:
                 print(f"  kept: {w.dir}")
