@@ -784,8 +784,8 @@ def report(meta, res, outdir):
     muts = meta["mutants"]
     L = []
     L.append(f"ksim mutate: {meta['file']} (kernel {meta['kver']}), suite {meta['suite']}, "
-             f"preset {meta['preset']}, seed {meta['seed']}: {len(muts)} mutants sampled from "
-             f"{meta['sites']} sites")
+             f"preset {meta['preset']}" + "".join(" " + a for a in meta.get("cmake_arg", []))
+             + f", seed {meta['seed']}: {len(muts)} mutants sampled from {meta['sites']} sites")
     summ = {s: summarize(meta, res, s) for s, _ in sides}
     head = ["verdict"] + [lbl for _, lbl in sides]
     rows = [[v] + [str(summ[s][0].get(v, 0)) for s, _ in sides] for v in VERDICTS + ["not run"]]
@@ -793,6 +793,25 @@ def report(meta, res, outdir):
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for r in [head] + rows:
         L.append("  " + "  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+    if len(sides) == 2:
+        both = [res[mu["id"]] for mu in muts if all(
+            res.get(mu["id"], {}).get(s, {}).get("verdict", "did-not-compile") != "did-not-compile"
+            for s, _ in sides)]
+        det = lambda r, s: r[s]["verdict"] in ("killed", "timeout")
+        L.append(f"  same mutants, both sides compiled and ran: {len(both)}; killed by both "
+                 f"{sum(1 for r in both if det(r, 'ksim') and det(r, 'kernel'))}, by ksim only "
+                 f"{sum(1 for r in both if det(r, 'ksim') and not det(r, 'kernel'))}, by the kernel "
+                 f"harness only {sum(1 for r in both if det(r, 'kernel') and not det(r, 'ksim'))}, "
+                 f"by neither {sum(1 for r in both if not det(r, 'ksim') and not det(r, 'kernel'))}")
+    for s, lbl in sides:
+        rs = [res[mu["id"]][s] for mu in muts if s in res.get(mu["id"], {})]
+        if rs:
+            med = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0
+            b = [r.get("build_s", 0) for r in rs]
+            t = [r.get("test_s", 0) for r in rs]
+            L.append(f"  time per mutant, {lbl}: build median {med(b):.0f}s, tests median "
+                     f"{med(t):.0f}s (max {max(t):.0f}s), {sum(b) + sum(t):.0f}s in all for "
+                     f"{len(rs)} mutants")
     L.append("")
     L.append("per operator (killed+timeout / compiled; sites in the file):")
     oh = ["operator", "sampled"] + [lbl for _, lbl in sides] + ["sites"]
