@@ -565,9 +565,15 @@ FAIL_LINE = re.compile(r"(ksim: [^\n]*(?:FAIL|fail|problem|BUG|WARN)[^\n]*|[^\n]
 
 
 def why(out):
-    m = FAIL_LINE.search(out)
-    if m:
-        return m.group(1).strip()[:240]
+    """The line that says why a run failed: sanitizer reports first, then
+    assertions and ksim failures (not the notices that do not fail)."""
+    found = [m.group(1).strip() for m in FAIL_LINE.finditer(out) if "not failing" not in m.group(1)]
+    for pat in ("Sanitizer", "runtime error", "Assertion", "XPASS"):
+        for f in found:
+            if pat in f:
+                return f[:240]
+    if found:
+        return found[0][:240]
     lines = [l for l in out.splitlines() if l.strip() and not l.startswith("$ ")]
     return (lines[-1].strip() if lines else "")[:240]
 
