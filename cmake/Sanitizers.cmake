@@ -18,11 +18,11 @@ if(KSIM_COVERAGE)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "ksim: KSIM_COVERAGE needs clang (source-based coverage), not ${CMAKE_C_COMPILER_ID}")
   endif()
-  # Counter relocation lets the runtime keep the counters in the profile
-  # file itself (LLVM_PROFILE_FILE with %c, set by ksim coverage): a process
-  # that aborts (a failing test, a known kernel bug) keeps its coverage.
-  add_compile_options(-fprofile-instr-generate -fcoverage-mapping
-                      "SHELL:-mllvm -runtime-counter-relocation")
+  # Not continuous mode (-mllvm -runtime-counter-relocation, which would
+  # keep an aborted process's counters): ASan then checks every counter
+  # update, and __asan_default_options() (shim/ksim/core.c) runs before the
+  # shadow memory exists and crashes.
+  add_compile_options(-fprofile-instr-generate -fcoverage-mapping)
   add_link_options(-fprofile-instr-generate)
   # The tests read GCC's __SANITIZE_ADDRESS__, which clang 14 does not
   # define; the kernel's compiler-clang.h defines it the same way.

@@ -50,11 +50,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEFAULT_LABELS = ["unit", "maple-suite", "mm-sim", "bpf", "fuzz-replay", "regression"]
 # Our own sources: never kernel files (the generated extracts are mapped separately).
 OURS = ["shim", "maple", "mm-sim", "qptrie", "stress", "fuzz", "scripts"]
-# %c: continuous mode (counters live in the file, cmake/Sanitizers.cmake),
-# so a process that aborts keeps its coverage; %4m: a pool of 4 files per
-# binary that processes merge into.
-PROFILE = "%c%4m.profraw"
-FLAGS = ["-fprofile-instr-generate", "-fcoverage-mapping", "-mllvm", "-runtime-counter-relocation"]
+# %4m: a pool of 4 files per binary that its processes merge into at exit
+# (a process that aborts writes nothing: cmake/Sanitizers.cmake says why
+# not continuous mode).
+PROFILE = "%4m.profraw"
+FLAGS = ["-fprofile-instr-generate", "-fcoverage-mapping"]
 LINE_RE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"([^"]+)"')
 EXCLUDE_RE = re.compile(r"^(tools/|lib/test_[^/]*\.c$)")
 
@@ -176,8 +176,8 @@ def run_tests(build, labels, data, jobs, log):
             with open(log, "a") as f:
                 f.write(open(llog, errors="replace").read())
         if rc:
-            say(f"label {label}: some tests failed (their coverage up to the failure counts; "
-                f"an aborted process's fault sites do not); see {llog}")
+            say(f"label {label}: some tests failed (a process that aborts writes no profile: "
+                f"its coverage is missing); see {llog}")
 
     def lane():
         while True:
@@ -222,9 +222,8 @@ def latest_campaign(target):
 
 
 def replay_queue(replay, files, data, sites, log, batch=300):
-    """Replay inputs in batches; an input that fails is skipped and the
-    replay goes on after it (the aborted process's counters are already in
-    its profile: continuous mode)."""
+    """Replay inputs in batches; an input that fails is skipped and the rest
+    of its batch replayed again (a process that aborts writes no profile)."""
     pdir = os.path.join(data, "profraw", "fuzz-queue")
     os.makedirs(pdir, exist_ok=True)
     env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(pdir, PROFILE),
@@ -245,8 +244,8 @@ def replay_queue(replay, files, data, sites, log, batch=300):
             ok = len(re.findall(r"^ok \d+ ", r.stdout, re.M))
             bad = chunk[min(ok, len(chunk) - 1)]
             failed.append(bad)
-            done += min(ok + 1, len(chunk))
-            todo = todo[min(ok + 1, len(chunk)):]
+            # The ones before it ran in a process that died: run them again.
+            todo = todo[:ok] + todo[ok + 1:]
         print(f"    queue: {done}/{len(files)} replayed, {len(failed)} failing input(s) skipped",
               flush=True)
     return failed
