@@ -8,6 +8,8 @@
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 (6.1, 6.12, 7.2, 7.3; default: the newest)
 #   make matrix [MATRIX="7.3 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
+#   make coverage [FUZZ=maple]  kernel-file coverage of the deterministic tests (HTML + table)
+#   make coverage-compare       the kernel's own maple and vma harnesses vs ksim, same coverage
 
 PRESET   ?= default
 JOBS     ?= $(shell nproc)
@@ -20,7 +22,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAU
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork bench-bpf matrix clean help
+.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
 all: build
 
@@ -81,6 +83,19 @@ bench-mm-fork:
 MATRIX ?= $(SUPPORTED)
 matrix: bootstrap
 	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)") $(if $(MATRIX_LABELS),-L "$(MATRIX_LABELS)")
+
+# Kernel-file coverage (clang source-based, preset coverage): the
+# deterministic tiers, report under ksim-out/coverage/<kernel>/.  FUZZ=maple
+# also replays the queue of the latest `make fuzz-maple` campaign.
+coverage:
+	@$(MAKE) --no-print-directory PRESET=coverage configure
+	@scripts/ksim coverage --build build/coverage$(KTAG) -j $(JOBS) $(if $(FUZZ),--fuzz $(FUZZ))
+
+# The kernel's tools/testing maple and vma harnesses against ksim, same
+# instrumentation and tree (reuses the profiles of a previous `make coverage`).
+coverage-compare:
+	@$(MAKE) --no-print-directory PRESET=coverage configure
+	@scripts/ksim coverage --build build/coverage$(KTAG) -j $(JOBS) --compare --reuse
 
 fuzz-%: bootstrap
 	@scripts/ksim fuzz $* --duration $(DURATION) --jobs $(JOBS) --build build/afl$(KTAG) $(if $(KSRC),--ksrc $(abspath $(KSRC)))

@@ -2,6 +2,8 @@
 # KSIM_FUZZ: build fuzz harnesses for AFL++/libFuzzer (needs clang/afl-clang-fast).
 set(KSIM_SANITIZE "address,undefined" CACHE STRING "Sanitizers: address,undefined | thread | empty")
 option(KSIM_FUZZ "Build fuzz harnesses with -fsanitize=fuzzer" OFF)
+# KSIM_COVERAGE: clang source-based coverage (the coverage preset, `make coverage`).
+option(KSIM_COVERAGE "Instrument for clang source-based coverage (-fprofile-instr-generate)" OFF)
 
 # -Wno-format-zero-length: KSIM_EXPECT(cond) passes "" when there is no message.
 add_compile_options(-g -fno-omit-frame-pointer -Wall -Wno-format-zero-length)
@@ -10,6 +12,22 @@ if(KSIM_SANITIZE)
   add_link_options(-fsanitize=${KSIM_SANITIZE})
   if(KSIM_SANITIZE MATCHES "thread")
     add_compile_definitions(KSIM_TSAN=1)
+  endif()
+endif()
+if(KSIM_COVERAGE)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ksim: KSIM_COVERAGE needs clang (source-based coverage), not ${CMAKE_C_COMPILER_ID}")
+  endif()
+  # Not continuous mode (-mllvm -runtime-counter-relocation, which would
+  # keep an aborted process's counters): ASan then checks every counter
+  # update, and __asan_default_options() (shim/ksim/core.c) runs before the
+  # shadow memory exists and crashes.
+  add_compile_options(-fprofile-instr-generate -fcoverage-mapping)
+  add_link_options(-fprofile-instr-generate)
+  # The tests read GCC's __SANITIZE_ADDRESS__, which clang 14 does not
+  # define; the kernel's compiler-clang.h defines it the same way.
+  if(KSIM_SANITIZE MATCHES "address")
+    add_compile_definitions(__SANITIZE_ADDRESS__=1)
   endif()
 endif()
 if(NOT CMAKE_BUILD_TYPE)

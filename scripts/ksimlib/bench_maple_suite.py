@@ -91,10 +91,10 @@ def host_arch():
     return {"x86_64": "x86", "i686": "x86", "aarch64": "arm64"}.get(m, m)
 
 
-def makefile_text(ksrc):
+def makefile_text(ksrc, harness=HARNESS):
     """The harness Makefile plus shared.mk (6.10+ keeps the flags there)."""
     text = ""
-    for rel in (HARNESS + "/Makefile", "tools/testing/shared/shared.mk"):
+    for rel in (harness + "/Makefile", "tools/testing/shared/shared.mk"):
         p = os.path.join(ksrc, rel)
         if os.path.isfile(p):
             with open(p) as f:
@@ -102,7 +102,7 @@ def makefile_text(ksrc):
     return text
 
 
-def needed_files(ksrc):
+def needed_files(ksrc, harness=HARNESS):
     """Files of KSRC the harness needs, as (set of relative paths, missing list).
 
     Whole small tools/ directories, plus everything reachable by #include
@@ -112,10 +112,10 @@ def needed_files(ksrc):
     an unresolved quoted include is reported missing unless it is for
     another architecture.
     """
-    hdir = os.path.join(ksrc, HARNESS)
+    hdir = os.path.join(ksrc, harness)
     if not os.path.isfile(os.path.join(hdir, "Makefile")):
-        return set(), [HARNESS + "/Makefile"]
-    mk = makefile_text(ksrc)
+        return set(), [harness + "/Makefile"]
+    mk = makefile_text(ksrc, harness)
     # Include directories exactly as the Makefile passes them (relative to hdir).
     idirs = [os.path.normpath(os.path.join(hdir, d))
              for d in re.findall(r"-I\s*(\S+)", mk)]
@@ -127,7 +127,7 @@ def needed_files(ksrc):
             files.add(rel)
             todo.append(path)
 
-    for d in WHOLE_DIRS:
+    for d in [harness] + WHOLE_DIRS[1:]:
         top = os.path.join(ksrc, d)
         if not os.path.isdir(top):
             if d != "tools/testing/shared":  # only exists since 6.10
@@ -206,15 +206,19 @@ def extra_cflags(ksrc):
     return flags
 
 
-def make_env(cflags):
+def make_env(cflags, cc=None, ldflags=()):
     """Environment for make.  CFLAGS goes through the environment, not the
     command line: `make CFLAGS+=...` would override the Makefile's own
     `CFLAGS += -I... -fsanitize=...` and drop the sanitizers."""
     env = dict(os.environ)
-    for v in ("CFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS"):
+    for v in ("CFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "CC"):
         env.pop(v, None)
     if cflags:
         env["CFLAGS"] = " ".join(cflags)
+    if ldflags:
+        env["LDFLAGS"] = " ".join(ldflags)
+    if cc:
+        env["CC"] = cc
     return env
 
 
@@ -226,24 +230,27 @@ def first_error(log):
     return lines[-1].strip() if lines else "(no output)"
 
 
-def build_kernel_harness(ksrc, workdir):
+def build_kernel_harness(ksrc, workdir, harness=HARNESS, target="maple", cc=None,
+                         cflags=(), ldflags=()):
     """Copy and build; return (binary path, info dict).  Raises BenchError
-    with a one-line reason when the harness cannot be built."""
+    with a one-line reason when the harness cannot be built.  harness/target:
+    another tools/testing harness (e.g. tools/testing/vma, vma); cc, cflags,
+    ldflags: added to the Makefile's own (`ksim coverage --compare`)."""
     version = kernel_version(ksrc)
-    files, missing = needed_files(ksrc)
+    files, missing = needed_files(ksrc, harness)
     if missing:
         raise BenchError("KSRC %s lacks what %s needs: %s"
-                         % (ksrc, HARNESS, ", ".join(missing)))
+                         % (ksrc, harness, ", ".join(missing)))
     copy = os.path.join(workdir, "linux-" + version)
     t0 = time.monotonic()
     ncopied = sync_copy(ksrc, copy, files)
-    hdir = os.path.join(copy, HARNESS)
-    cflags = extra_cflags(ksrc)
-    env = make_env(cflags)
+    hdir = os.path.join(copy, harness)
+    cflags = extra_cflags(ksrc) + list(cflags)
+    env = make_env(cflags, cc, ldflags)
     jobs = str(os.cpu_count() or 1)
-    cmd = ["make", "-C", hdir, "-j" + jobs, "maple"]
+    cmd = ["make", "-C", hdir, "-j" + jobs, target]
     # (CFLAGS has no double quotes, so this is how to type it in a shell.)
-    shown = ('CFLAGS="%s" ' % env["CFLAGS"] if "CFLAGS" in env else "") + \
+    shown = "".join('%s="%s" ' % (v, env[v]) for v in ("CC", "CFLAGS", "LDFLAGS") if v in env) + \
         " ".join(shlex.quote(c) for c in cmd)
     # If the flags or compiler changed since the last build, start clean:
     # make does not track its command line.
@@ -256,24 +263,26 @@ def build_kernel_harness(ksrc, workdir):
     if old is not None and old != key:
         subprocess.run(["make", "-C", hdir, "clean"], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print("kernel harness: linux %s, %d file(s) copied to %s, building ..."
-          % (version, ncopied, copy), flush=True)
+    print("kernel harness: linux %s, %d file(s) copied to %s, building %s ..."
+          % (version, ncopied, copy, target), flush=True)
     res = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          universal_newlines=True)
-    log_path = os.path.join(workdir, "kernel-build.log")
+    log_path = os.path.join(workdir, "kernel-build.log" if target == "maple"
+                            else "kernel-build-%s.log" % target)
     with open(log_path, "w") as f:
         f.write("$ " + shown + "\n" + res.stdout)
-    binary = os.path.join(hdir, "maple")
+    binary = os.path.join(hdir, target)
     if res.returncode != 0 or not os.path.isfile(binary):
         raise BenchError("kernel harness (linux %s) did not build: %s  [make: %s; log: %s]"
                          % (version, first_error(res.stdout), shown, log_path))
     with open(stamp, "w") as f:
         f.write(key)
     # The compile line make would use, to show the flags (sanitizers) in force.
-    dry = subprocess.run(["make", "-C", hdir, "-n", "-B", "maple.o"], env=env,
+    obj = "maple.o" if target == "maple" else "main.o"
+    dry = subprocess.run(["make", "-C", hdir, "-n", "-B", obj], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          universal_newlines=True).stdout
-    ccline = next((l for l in dry.splitlines() if " -c " in l and "maple" in l), "")
+    ccline = next((l for l in dry.splitlines() if " -c " in l and obj[:-2] in l), "")
     flags = " ".join(t for t in shlex.split(ccline) if t.startswith(("-f", "-O", "-D", "-g", "-m")))
     return binary, {"version": version, "make": shown, "flags": flags,
                     "build_s": time.monotonic() - t0, "log": log_path}

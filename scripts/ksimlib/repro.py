@@ -16,6 +16,12 @@ default run measures the last state only; --ab measures 0 and the last,
 place (the next patch is applied, ninja rebuilds what it touched), so a
 bisect step costs an incremental build, not a full one.
 
+--coverage: the build uses the coverage preset (clang source-based
+coverage, its own build directory) and the verdict is followed by the patch
+coverage: of the lines the series adds or changes in the kernel files, which
+the chosen suites executed and which they never reached (file:line lists and
+a percentage; scripts/ksimlib/coverage.py reads the profiles).
+
 Exit status: 0 clean verdict, 1 failures (with --ab/--bisect: new ones),
 2 bad input or a series that does not apply, 3 a build failure.
 """
@@ -236,6 +242,7 @@ class Tree:
         self.src, self.dir = src, dest
         self.git = is_git(src)
         self.parts = None
+        self.base = None            # git: the commit the series goes on
 
     def create(self):
         if self.git:
@@ -248,6 +255,8 @@ class Tree:
                                text=True)
             if r.returncode:
                 raise ReproError(f"git worktree add {self.dir} failed: {r.stdout.strip()[-300:]}")
+            self.base = subprocess.run(["git", "-C", self.dir, "rev-parse", "HEAD"],
+                                       stdout=subprocess.PIPE, text=True).stdout.strip()
             return
         # Only what ksim compiles: hard links (same file system) or copies.
         # Files a patch touches are un-linked first (Tree.own), so the
@@ -270,6 +279,32 @@ class Tree:
             subprocess.run(["git", "-C", self.src, "worktree", "remove", "--force", self.dir],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def changed_lines(self, paths):
+        """{path: [line numbers in the patched file]} of the lines the series
+        added or changed (unified diff against the unpatched tree, -U0)."""
+        out = {}
+        for path in sorted(set(paths)):
+            new = os.path.join(self.dir, path)
+            if not os.path.isfile(new):
+                continue
+            if self.git:
+                argv = ["git", "-C", self.dir, "diff", "-U0", self.base, "--", path]
+            else:
+                old = os.path.join(self.src, path)
+                argv = ["diff", "-U0", old if os.path.isfile(old) else "/dev/null", new]
+            diff = subprocess.run(argv, stdout=subprocess.PIPE, text=True, errors="replace").stdout
+            lines, cur = [], None
+            for l in diff.splitlines():
+                m = re.match(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", l)
+                if m:
+                    cur = int(m.group(1))
+                elif cur is not None and l.startswith("+") and not l.startswith("+++"):
+                    lines.append(cur)
+                    cur += 1
+            if lines:
+                out[path] = lines
+        return out
 
     def in_parts(self, path):
         return any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.parts)
@@ -391,6 +426,7 @@ class Build:
         self.tree, self.preset, self.jobs, self.cmake_args = tree, preset, jobs, cmake_args
         self.workdir = workdir
         self.targets = None
+        self.profile_dir = None     # --coverage: LLVM_PROFILE_FILE goes here
 
     def configure(self):
         log = os.path.join(self.workdir, "configure.log")
@@ -422,6 +458,9 @@ class Build:
 
     def run(self, suite, seed, junit, log, timeout):
         env = dict(os.environ, KSIM_SEED=str(seed))
+        if self.profile_dir:
+            from ksimlib.coverage import PROFILE
+            env["LLVM_PROFILE_FILE"] = os.path.join(self.profile_dir, PROFILE)
         run_logged(["ctest", "--test-dir", self.dir, "-j", str(self.jobs), "--timeout",
                     str(timeout), "--output-junit", junit, "--test-output-size-passed", "1000000",
                         "--test-output-size-failed", "4000000"] + suite.ctest, log, env=env)
@@ -512,6 +551,10 @@ def measure(state, build, suites, args, workdir):
         return
     tb = time.monotonic() - t0
     t1 = time.monotonic()
+    if args.coverage:
+        build.profile_dir = os.path.join(workdir, f"profraw-{state.k}")
+        shutil.rmtree(build.profile_dir, ignore_errors=True)
+        os.makedirs(build.profile_dir)
     for s in suites:
         if not build.count(s):
             continue
@@ -692,6 +735,58 @@ def report(args, patches, suites, states, ksrc, kver, workdir, build):
     return 1
 
 
+def _ranges(lines):
+    """[3, 4, 5, 9] -> "3-5,9"."""
+    out, lines = [], sorted(lines)
+    i = 0
+    while i < len(lines):
+        j = i
+        while j + 1 < len(lines) and lines[j + 1] == lines[j] + 1:
+            j += 1
+        out.append(str(lines[i]) if i == j else f"{lines[i]}-{lines[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def patch_coverage(tree, build, patches, suites, state, workdir):
+    """Which added or changed lines of the kernel files the suites executed."""
+    from ksimlib import coverage as C
+    try:
+        run = C.Run(build.dir)
+        binaries = sorted({b for s in suites for b in C.test_binaries(build.dir, s.ctest)})
+        cov = run.report_dirs([build.profile_dir], binaries, f"state-{state.k}")
+    except C.CovError as e:
+        print(f"\nPATCH COVERAGE: not measured: {e}")
+        return
+    changed = tree.changed_lines(fd.path for p in patches for fd in p.files)
+    print(f"\nPATCH COVERAGE: lines the series adds or changes, run by suites "
+          f"{', '.join(s.name for s in suites)} ({len(binaries)} test binaries)")
+    ran = total = 0
+    for path, lines in changed.items():
+        if C.EXCLUDE_RE.match(path):
+            continue
+        fc = cov.files.get(path)
+        if fc is None or not fc.lines:
+            print(f"  {path}: {len(lines)} line(s); the suites' binaries do not compile this file")
+            continue
+        hit = [l for l in lines if fc.lines.get(l)]
+        miss = [l for l in lines if l in fc.lines and not fc.lines[l]]
+        other = len(lines) - len(hit) - len(miss)
+        ran += len(hit)
+        total += len(hit) + len(miss)
+        print(f"  {path}: {len(hit)} of {len(hit) + len(miss)} code line(s) executed "
+              f"({C.pct(len(hit), len(hit) + len(miss)).strip()})"
+              + (f"; {other} line(s) not code (comments, declarations, compiled out)"
+                 if other else ""))
+        if hit:
+            print(f"    executed:      {path}:{_ranges(hit)}")
+        if miss:
+            print(f"    never reached: {path}:{_ranges(miss)}")
+    print(f"  patch coverage: {ran} of {total} code line(s) executed "
+          f"({C.pct(ran, total).strip()})" if total else
+          "  patch coverage: the series changes no code line the suites' binaries compile")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ksim repro", description=__doc__.splitlines()[0])
     ap.add_argument("--series", nargs="+", required=True, metavar="FILE",
@@ -713,6 +808,9 @@ def main(argv=None):
                     help="rerun each new failure N times alone; passing once = flaky (default 1)")
     ap.add_argument("--seed", type=int, help="KSIM_SEED for every test (default: time)")
     ap.add_argument("--preset", default="default")
+    ap.add_argument("--coverage", action="store_true",
+                    help="build with the coverage preset; report which lines the series adds or "
+                         "changes the suites executed and which they never reached")
     ap.add_argument("--cmake-arg", action="append", default=[], metavar="ARG")
     ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--timeout", type=int, default=900)
@@ -721,6 +819,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.seed is None:
         args.seed = int(time.time())
+    if args.coverage:
+        if args.preset not in ("default", "coverage"):
+            print(f"ksim repro: --coverage uses the coverage preset, not --preset {args.preset}",
+                  file=sys.stderr)
+            return 2
+        args.preset = "coverage"
     try:
         return run(args)
     except ReproError as e:
@@ -778,6 +882,8 @@ def run(args):
             measure(st, build, suites, args, workdir)
             states.append(st)
         rc = report(args, patches, suites, states, ksrc, kver, workdir, build)
+        if args.coverage and states[-1].built:
+            patch_coverage(tree, build, patches, suites, states[-1], workdir)
         return rc
     except ReproError as e:
         rc = e.code

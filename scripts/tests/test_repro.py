@@ -7,7 +7,8 @@ an mbox.  The injected bug is the revert of the upstream fix that
 maple/regression/empty_area_rev_lower_bound.c guards, so the fastest suite
 (maple-regression: lib/maple_tree.c + our regression binary) must catch it.
 
-  test_repro.py KSRC [CASE...]       cases: parse, noapply, noapply-git, series, bisect, clean
+  test_repro.py KSRC [CASE...]       cases: parse, noapply, noapply-git, series, bisect, clean,
+                                     coverage
   test_repro.py KSRC --write DIR     only write the series (to try by hand)
 
 Builds use -O0 (-DCMAKE_BUILD_TYPE=Debug) to keep the whole run short.
@@ -28,6 +29,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 # The upstream fix's check in mas_rev_awalk(); the bug is its old form.
 FIXED = "if (unlikely((mas->index > max) || (size - 1 > max - mas->index)))"
 BUGGY = "if (unlikely(mas->index > max))"
+# The end of mtree_dup(), which the maple regression binary never calls.
+DUP_END = "\treturn ret;\n}\nEXPORT_SYMBOL(mtree_dup);"
 
 
 def mail(n, total, subject, diffs):
@@ -90,6 +93,12 @@ def make_series(ksrc, kind):
     elif kind == "clean":       # two harmless patches to the compiled file
         s.change("maple_tree: comment the reverse gap walk", "lib/maple_tree.c", harmless("one"))
         s.change("maple_tree: another comment", "lib/maple_tree.c", harmless("two"))
+    elif kind == "coverage":    # a reached line, a line never reached, a comment
+        s.change("maple_tree: comment the reverse gap walk", "lib/maple_tree.c", harmless("one"))
+        s.change("maple_tree: note the gap check", "lib/maple_tree.c",
+                 lambda t: t.replace(FIXED, FIXED + " /* reached */", 1))
+        s.change("maple_tree: note the end of mtree_dup()", "lib/maple_tree.c",
+                 lambda t: t.replace(DUP_END, DUP_END.replace("ret;", "ret; /* not reached */"), 1))
     elif kind == "noapply":     # patch 2's second hunk is against text the tree lacks
         s.change("maple_tree: comment the reverse gap walk", "lib/maple_tree.c", harmless("one"))
         base = s.text("lib/maple_tree.c")
@@ -221,8 +230,30 @@ def case_noapply_git(ksrc, tmp):
           "git worktree removed")
 
 
+def case_coverage(ksrc, tmp):
+    """--coverage: the changed line the regression tests run is listed as
+    executed, the one in mtree_dup() as never reached, the comment as not code."""
+    text = open(os.path.join(ksrc, "lib/maple_tree.c")).read()
+    if DUP_END not in text or FIXED not in text:
+        print("ok - # SKIP this tree lacks the lines the coverage series changes")
+        return
+    s = make_series(ksrc, "coverage")
+    mbox = s.write_mbox(os.path.join(tmp, "coverage.mbox"))
+    new = s.cur["lib/maple_tree.c"].splitlines()
+    reached = next(i for i, l in enumerate(new, 1) if "/* reached */" in l)
+    never = next(i for i, l in enumerate(new, 1) if "/* not reached */" in l)
+    w = os.path.join(tmp, "w-coverage")
+    rc, out = repro(["--series", mbox, "--coverage", "--workdir", w])
+    check(rc == 0 and "VERDICT: CLEAN" in out, "clean verdict")
+    check("lib/maple_tree.c: 1 of 2 code line(s) executed (50.0%); 1 line(s) not code" in out,
+          "2 code lines changed, 1 executed; the comment is not code")
+    check(f"executed:      lib/maple_tree.c:{reached}\n" in out, f"line {reached} executed")
+    check(f"never reached: lib/maple_tree.c:{never}\n" in out, f"line {never} never reached")
+    check("patch coverage: 1 of 2 code line(s) executed (50.0%)" in out, "total")
+
+
 CASES = {"parse": case_parse, "noapply": case_noapply, "noapply-git": case_noapply_git, "series": case_series,
-         "bisect": case_bisect, "clean": case_clean}
+         "bisect": case_bisect, "clean": case_clean, "coverage": case_coverage}
 
 
 def main():

@@ -3,8 +3,17 @@
  * The fault-injection engine (see ksim/fault.h), in the spirit of the
  * kernel's lib/fault-inject.c (failslab, fail_page_alloc): one decision
  * function, deterministic from a seed, with per-site accounting.
+ *
+ * KSIM_FAULT_SITES_FILE=PATH: the process also keeps a second site table
+ * that no arm, disarm or clear empties, and appends it to PATH at exit, one
+ * line per site: "class<TAB>function<TAB>file<TAB>line<TAB>reached<TAB>failed".
+ * `ksim coverage` adds these up over every test process.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/gfp.h>
@@ -30,10 +39,13 @@ static unsigned long calls, failures;
 static unsigned long class_failures[2];	/* alloc, lock */
 static bool lock_armed;			/* armed with KSIM_FAULT_LOCK */
 static struct ksim_rng rng;
-static struct site *buckets[SITE_BUCKETS];
+static struct site *site_table[SITE_BUCKETS];
 static unsigned int nr_sites;
 static __thread int suspended;
 static bool tracking;
+static struct site *export_table[SITE_BUCKETS];	/* KSIM_FAULT_SITES_FILE */
+static const char *export_path;
+static bool exporting;
 
 static unsigned int site_hash(const char *func, const char *file, int line)
 {
@@ -43,8 +55,8 @@ static unsigned int site_hash(const char *func, const char *file, int line)
 }
 
 /* Call sites are string literals, so pointer identity is enough. */
-static struct site *site_get(const char *func, const char *file, int line,
-			     unsigned int cls)
+static struct site *site_get_in(struct site **buckets, const char *func,
+				const char *file, int line, unsigned int cls)
 {
 	unsigned int b = site_hash(func, file, line);
 	struct site *s;
@@ -61,8 +73,15 @@ static struct site *site_get(const char *func, const char *file, int line,
 	s->cls = cls;
 	s->next = buckets[b];
 	buckets[b] = s;
-	nr_sites++;
+	if (buckets == site_table)
+		nr_sites++;
 	return s;
+}
+
+static struct site *site_get(const char *func, const char *file, int line,
+			     unsigned int cls)
+{
+	return site_get_in(site_table, func, file, line, cls);
 }
 
 static void clear_sites(void)
@@ -71,7 +90,7 @@ static void clear_sites(void)
 	if (!nr_sites)
 		return;
 	for (int b = 0; b < SITE_BUCKETS; b++) {
-		struct site *s = buckets[b];
+		struct site *s = site_table[b];
 
 		while (s) {
 			struct site *n = s->next;
@@ -79,7 +98,7 @@ static void clear_sites(void)
 			free(s);
 			s = n;
 		}
-		buckets[b] = NULL;
+		site_table[b] = NULL;
 	}
 	nr_sites = 0;
 }
@@ -153,14 +172,22 @@ static bool site_eligible(const char *func, unsigned int cls, unsigned int gfp)
 static bool should_fail(const char *func, const char *file, int line,
 			unsigned int cls, unsigned int gfp)
 {
-	struct site *s;
+	struct site *s, *x = NULL;
 	bool fail = false;
 
-	/* Fast path: nothing armed and no one asked for the site table. */
+	/* Fast path: nothing armed and no one asked for a site table. */
 	if (suspended || !(__atomic_load_n(&armed, __ATOMIC_RELAXED) ||
-			   __atomic_load_n(&tracking, __ATOMIC_RELAXED)))
+			   __atomic_load_n(&tracking, __ATOMIC_RELAXED) || exporting))
 		return false;
 	pthread_mutex_lock(&fault_lock);
+	if (exporting) {
+		x = site_get_in(export_table, func, file, line, cls);
+		x->reached++;
+	}
+	if (!armed && !tracking) {
+		pthread_mutex_unlock(&fault_lock);
+		return false;
+	}
 	s = site_get(func, file, line, cls);
 	s->reached++;
 	if (armed && site_eligible(func, cls, gfp)) {
@@ -176,6 +203,8 @@ static bool should_fail(const char *func, const char *file, int line,
 			failures++;
 			class_failures[cls == KSIM_FAULT_LOCK]++;
 			s->failed++;
+			if (x)
+				x->failed++;
 		}
 	}
 	pthread_mutex_unlock(&fault_lock);
@@ -229,7 +258,7 @@ static unsigned int count_sites(bool failed_only)
 
 	pthread_mutex_lock(&fault_lock);
 	for (int b = 0; b < SITE_BUCKETS; b++)
-		for (struct site *s = buckets[b]; s; s = s->next)
+		for (struct site *s = site_table[b]; s; s = s->next)
 			if (!failed_only || s->failed)
 				n++;
 	pthread_mutex_unlock(&fault_lock);
@@ -252,7 +281,7 @@ unsigned int ksim_fault_sites(struct ksim_fault_site_stats *out, unsigned int ma
 
 	pthread_mutex_lock(&fault_lock);
 	for (int b = 0; b < SITE_BUCKETS; b++)
-		for (struct site *s = buckets[b]; s; s = s->next) {
+		for (struct site *s = site_table[b]; s; s = s->next) {
 			if (n < max)
 				out[n] = (struct ksim_fault_site_stats){
 					s->func, s->file, s->line, s->reached, s->failed, s->cls };
@@ -285,6 +314,51 @@ void ksim_fault_report(FILE *out)
 		fprintf(out, "  %-5s %-32s %-34s:%-5d %10lu %8lu\n",
 			st[i].cls == KSIM_FAULT_LOCK ? "lock" : "alloc", st[i].func,
 			f ? f + 1 : st[i].file, st[i].line, st[i].reached, st[i].failed);
+	}
+}
+
+/* Append the export table to export_path: one write under flock, so test
+ * processes running in parallel never interleave lines. */
+static void export_sites(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int fd;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&fault_lock);
+	for (int b = 0; b < SITE_BUCKETS; b++)
+		for (struct site *s = export_table[b]; s; s = s->next)
+			fprintf(m, "%s\t%s\t%s\t%d\t%lu\t%lu\n",
+				s->cls == KSIM_FAULT_LOCK ? "lock" : "alloc", s->func,
+				s->file, s->line, s->reached, s->failed);
+	pthread_mutex_unlock(&fault_lock);
+	fclose(m);
+	fd = open(export_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		flock(fd, LOCK_EX);
+		for (size_t off = 0; off < len;) {
+			ssize_t n = write(fd, buf + off, len - off);
+
+			if (n <= 0)
+				break;
+			off += n;
+		}
+		close(fd);
+	}
+	free(buf);
+}
+
+__attribute__((constructor)) static void export_init(void)
+{
+	const char *p = getenv("KSIM_FAULT_SITES_FILE");
+
+	if (p && *p) {
+		export_path = p;
+		exporting = true;
+		atexit(export_sites);
 	}
 }
 
