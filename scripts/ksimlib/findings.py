@@ -20,7 +20,7 @@ COMPONENTS = ("maple", "mm-sim", "bpf")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "patch", "patch_verified")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 
@@ -55,10 +55,6 @@ def _check(f, i, ids):
     for t, s in f["status"].items():
         if s not in STATUSES:
             raise TableError(f"{where}: status {t} = '{s}' (one of {', '.join(STATUSES)})")
-    if f.get("patch") and not f.get("patch_verified"):
-        raise TableError(f"{where}: a patch needs 'patch_verified' (the ksim repro --ab run that shows it)")
-    if f.get("patch") and not os.path.exists(os.path.join(ROOT, f["patch"])):
-        raise TableError(f"{where}: patch {f['patch']} does not exist")
     present = [t for t in TREES if f["status"][t] == "present"]
     if f["kind"] in ("bug", "backport") and present and f["status"].get(TREES[-1]) == "gone" \
             and not f.get("fix"):

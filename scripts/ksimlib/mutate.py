@@ -155,19 +155,25 @@ def match_paren(m, i):
     return -1
 
 
+def open_paren(m, k, lo=0):
+    """Index of the '(' matching the ')' at m[k], searching back to lo (lo - 1 if none)."""
+    depth, j = 0, k
+    while j >= lo:
+        if m[j] == ")":
+            depth += 1
+        elif m[j] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    return j
+
+
 def func_name(m, k):
     """The function whose parameter list closes at m[k] (trailing
     attribute macros such as __must_hold(x) skipped)."""
     for _ in range(4):
-        depth, j = 0, k
-        while j >= 0:
-            if m[j] == ")":
-                depth += 1
-            elif m[j] == "(":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
+        j = open_paren(m, k)
         mo = re.search(r"([A-Za-z_]\w*)\s*$", m[max(0, j - 200):j])
         if not mo:
             return "?"
@@ -232,16 +238,7 @@ def is_binary(m, i, lo):
         k = i - 1
         while m[k].isspace():
             k -= 1
-        depth, j = 0, k
-        while j >= lo:
-            if m[j] == ")":
-                depth += 1
-            elif m[j] == "(":
-                depth -= 1
-                if depth == 0:
-                    break
-            j -= 1
-        inner = m[j + 1:k]
+        inner = m[open_paren(m, k, lo) + 1:k]
         return not CAST_RE.match(inner)
     return False
 

@@ -301,11 +301,9 @@ def cmd_report(f, args):
                 elif on and not re.match(r"^\s*#\d+ 0x", l):
                     ops.append(l)
             out += ["  " + l for l in ops[:40]] + (["  ..."] if len(ops) > 40 else [])
-    if f.get("patch"):
-        msg = open(os.path.join(ROOT, f["patch"]), encoding="utf-8").read()
-        out += ["", f"Candidate fix ({f['patch']}; ours, not upstream):", ""]
-        out += ["  " + l for l in msg.split("\n---\n", 1)[0].splitlines() if not l.startswith("From:")]
-        out += [""] + ["  " + l for l in w.fill("Verified: " + " ".join(f["patch_verified"].split())).splitlines()]
+    if f.get("candidate_fix"):
+        out += ["", "Candidate fix (ours, not upstream):"]
+        out += ["  " + l for l in w.fill(" ".join(f["candidate_fix"].split())).splitlines()]
     rel, ktext = kernel_style(f)
     if ktext:
         out += ["", f"The same as a kernel-style test ({rel}, compiled and run by ksim "
