@@ -36,6 +36,6 @@ endif()
 set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O2 -g")
 if(KSIM_FUZZ)
   # Fuzzing builds are judged by execs/s: -O3 ran the maple target's AFL++
-  # binary ~1.1x faster on a fixed queue (fuzz/README.md, Throughput).
+  # binary ~1.1x faster on a fixed queue (docs/measurements/fuzz.md).
   set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O3 -g")
 endif()

@@ -24,10 +24,15 @@ cmake -S "$ROOT" -B "$WORK" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	-DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" \
 	-DKSIM_SANITIZE= -DKSIM_FUZZ=ON -DKSIM_FUZZ_SMOKE=OFF \
 	-DKSIM_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" -DKSRC="$KSRC"
-targets=$(sed -n 's/^ksim_fuzz_target(\([a-z0-9_]*\).*/\1/p' "$ROOT/fuzz/CMakeLists.txt")
-for t in $targets; do
+# The fuzz targets are the configured build's (ksim-manifest.json, written by
+# the components' ksim_component() calls): name and binary, one per line.
+targets=$(python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1]))["components"]:
+	for f in c["fuzz"]:
+		print(f["name"], f["binary"])' "$WORK/ksim-manifest.json")
+echo "$targets" | while read -r t bin; do
 	cmake --build "$WORK" --target "fuzz_$t"
-	cp "$WORK/fuzz/fuzz_$t" "$OUT/$t"
+	cp "$bin" "$OUT/$t"
 	python3 "$ROOT/fuzz/gen_corpus.py" "$t" --out "$WORK/seeds-$t" --dict "$OUT/$t.dict"
 	cp "$ROOT"/fuzz/corpus/"$t"/* "$WORK/seeds-$t/"
 	(cd "$WORK/seeds-$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)

@@ -47,9 +47,22 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_LABELS = ["unit", "maple-suite", "mm-sim", "bpf", "fuzz-replay", "regression"]
-# Our own sources: never kernel files (the generated extracts are mapped separately).
-OURS = ["shim", "maple", "mm-sim", "qptrie", "stress", "fuzz", "scripts"]
+# Labels that are not a deterministic tier: never run for coverage.
+NOT_DETERMINISTIC = ("fuzz-smoke", "stress-short", "repro")
+# Our own sources, every folder of the checkout: never kernel files (the
+# generated extracts, under build/, are mapped separately).
+OURS = sorted(d for d in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, d))
+              and not d.startswith(".") and d not in ("build", "ksim-out"))
+
+
+def default_labels(build):
+    """The deterministic labels of the build's tests (its ksim-manifest.json)."""
+    from ksimlib import manifest
+    try:
+        m = manifest.load(build)
+    except manifest.ManifestError as e:
+        raise CovError(str(e))
+    return [l for l in m.labels() if l not in NOT_DETERMINISTIC]
 # %4m: a pool of 4 files per binary that its processes merge into at exit
 # (a process that aborts writes nothing: cmake/Sanitizers.cmake says why
 # not continuous mode).
@@ -674,11 +687,12 @@ def tests_fresh(run, labels):
 def cmd(args):
     t_start = time.monotonic()
     try:
-        labels = [l for l in re.split(r"[,|\s]+", args.labels) if l]
-        bad = [l for l in labels if l in ("fuzz-smoke", "stress-short", "repro")]
+        labels = [l for l in re.split(r"[,|\s]+", args.labels or "") if l] or \
+            default_labels(args.build)
+        bad = [l for l in labels if l in NOT_DETERMINISTIC]
         if bad:
             raise CovError(f"-L {','.join(bad)}: not a deterministic tier (coverage runs "
-                           f"{', '.join(DEFAULT_LABELS)})")
+                           f"{', '.join(default_labels(args.build))})")
         if args.fuzz and args.fuzz_queue:
             raise CovError("--fuzz and --fuzz-queue: pick one")
         queue, target = [], args.fuzz or args.fuzz_target
@@ -881,8 +895,9 @@ def queue_gain(base, cov):
 def add_arguments(p):
     p.add_argument("--build", default=os.path.join("build", "coverage"),
                    help="a build configured with --preset coverage (default build/coverage)")
-    p.add_argument("-L", "--labels", default=",".join(DEFAULT_LABELS),
-                   help="CTest labels to run, comma-separated (default: %(default)s)")
+    p.add_argument("-L", "--labels",
+                   help="CTest labels to run, comma-separated (default: every label of the "
+                        "build's tests but fuzz-smoke, stress-short and repro)")
     p.add_argument("--fuzz", metavar="TARGET",
                    help="also replay the queue of the latest campaign of TARGET "
                         "(ksim-out/fuzz/TARGET/<latest>/afl/*/queue)")

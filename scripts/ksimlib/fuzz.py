@@ -67,24 +67,34 @@ def die(msg):
     sys.exit(2)
 
 
-def targets():
-    src = open(os.path.join(ROOT, "fuzz", "CMakeLists.txt")).read()
-    return re.findall(r"^ksim_fuzz_target\((\w+)", src, re.M)
-
-
-def build(bdir, ksrc, target, extra=(), env=None, jobs=2):
-    """Configure (once) and build one AFL++ tree; returns the binary paths."""
+def configure(bdir, ksrc, extra=(), env=None):
+    """Configure one AFL++ tree (once); returns its fuzz targets (the
+    manifest's {name: entry}, cmake/Component.cmake)."""
+    from ksimlib import manifest
     args = ["cmake", "--preset", "afl", "-B", bdir, "-DKSIM_FUZZ_SMOKE=OFF"] + list(extra)
     if ksrc:
         args.append(f"-DKSRC={ksrc}")
     e = dict(os.environ, **(env or {}))
-    if not os.path.exists(os.path.join(bdir, "build.ninja")):
+    if not os.path.exists(os.path.join(bdir, "build.ninja")) or \
+            not os.path.exists(os.path.join(bdir, manifest.NAME)):
         log(f"configuring {bdir}")
         r = subprocess.run(args, cwd=ROOT, env=e, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         if r.returncode:
             sys.stdout.write(r.stdout)
             die(f"configure of {bdir} failed")
+    try:
+        return manifest.load(bdir).fuzz_targets()
+    except manifest.ManifestError as e:
+        die(str(e))
+
+
+def build(bdir, ksrc, target, extra=(), env=None, jobs=2):
+    """Configure (once) and build one AFL++ tree; returns the binary paths."""
+    t = configure(bdir, ksrc, extra, env).get(target)
+    if t is None:
+        die(f"{bdir} has no fuzz target '{target}'")
+    e = dict(os.environ, **(env or {}))
     log(f"building fuzz_{target} in {bdir}")
     r = subprocess.run(["cmake", "--build", bdir, "-j", str(jobs), "--target",
                         f"fuzz_{target}", f"fuzz_{target}_replay"],
@@ -92,8 +102,7 @@ def build(bdir, ksrc, target, extra=(), env=None, jobs=2):
     if r.returncode:
         sys.stdout.write(r.stdout[-6000:])
         die(f"build of {bdir} failed")
-    return (os.path.join(bdir, "fuzz", f"fuzz_{target}"),
-            os.path.join(bdir, "fuzz", f"fuzz_{target}_replay"))
+    return t["binary"], t["replay"]
 
 
 def seeds(target, outdir):
@@ -103,7 +112,7 @@ def seeds(target, outdir):
     dic = os.path.join(outdir, f"{target}.dict")
     subprocess.check_call([sys.executable, os.path.join(ROOT, "fuzz", "gen_corpus.py"), target,
                            "--out", ind, "--dict", dic])
-    for f in glob.glob(os.path.join(ROOT, "fuzz", "corpus", target, "*")):
+    for f in glob.glob(os.path.join(ROOT, "fuzz", "corpus", target, "*")):	# fuzz/corpus/<target>
         shutil.copy(f, os.path.join(ind, "corpus-" + os.path.basename(f)))
     return ind, dic
 
@@ -253,13 +262,16 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
 
 def run(args):
     target = args.target
-    if target not in targets():
-        die(f"unknown fuzz target '{target}' (known: {', '.join(targets())})")
     if not shutil.which("afl-fuzz") or not shutil.which("afl-clang-fast"):
         die("AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')")
     duration = int(args.duration)
     jobs = max(1, int(args.jobs))
     base = args.build or os.path.join(ROOT, "build", "afl")
+    # The targets are the manifest's of the AFL++ tree this campaign builds:
+    # configure it first (cheap), then check the name.
+    known = configure(base, args.ksrc)
+    if target not in known:
+        die(f"unknown fuzz target '{target}' (known: {', '.join(known)})")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     outdir = os.path.abspath(os.path.join(args.out or os.path.join(ROOT, "ksim-out", "fuzz"), target,
                                           ("smoke-" if args.smoke else "") + stamp))
@@ -275,7 +287,7 @@ def run(args):
     # Crashes replay under ASan+UBSan where we have it (a campaign's ASan
     # tree, or the test build's replay binary for a smoke run): a plain
     # build turns a NULL dereference into a bare SIGSEGV without a signature.
-    replay_bin = asan_replay or args.replay_bin or os.path.join(base, "fuzz", f"fuzz_{target}_replay")
+    replay_bin = asan_replay or args.replay_bin or known[target]["replay"]
     ind, dic = seeds(target, outdir)
     afl_out = os.path.join(outdir, "afl")
     env = dict(os.environ, **AFL_ENV)
@@ -362,7 +374,8 @@ def read_cache(bdir, key):
 
 
 def add_arguments(p):
-    p.add_argument("target")
+    p.add_argument("target", help="a fuzz target (fuzz/<target>.c; the AFL++ build's "
+                   "ksim-manifest.json lists them)")
     p.add_argument("--duration", type=float, default=float(os.environ.get("DURATION", 120)))
     p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count() or 1)))
     p.add_argument("--build", help="AFL++ build directory (default build/afl; -cmplog and "

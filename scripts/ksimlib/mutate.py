@@ -903,7 +903,8 @@ def parse_shard(s):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ksim mutate", description=__doc__.splitlines()[0])
     ap.add_argument("--file", help="kernel file, relative to the tree (e.g. lib/maple_tree.c)")
-    ap.add_argument("--suite", default="maple", help=f"one of: {', '.join(repro.SUITES)}")
+    ap.add_argument("--suite", default="maple",
+                    help="a repro suite (scripts/ksim repro --list; default maple)")
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1, help="sample seed, also KSIM_SEED of the tests")
     ap.add_argument("--ksrc", default=os.environ.get("KSRC", ""))
@@ -947,8 +948,6 @@ HARNESSES = {"lib/maple_tree.c": "tools/testing/radix-tree maple"}
 def run(args):
     if not args.file:
         raise ReproError("--file is required (e.g. --file lib/maple_tree.c)")
-    if args.suite not in repro.SUITES:
-        raise ReproError(f"--suite {args.suite}: unknown suite (known: {', '.join(repro.SUITES)})")
     shard = parse_shard(args.shard) if args.shard else (1, 1)
     if args.count < 1 or args.jobs < 1:
         raise ReproError("--count and -j must be at least 1")
@@ -965,7 +964,12 @@ def run(args):
         raise ReproError(f"--file {args.file}: no such file in {ksrc}")
     if not any(args.file.startswith(p.rstrip("/") + "/") for p in repro._kernel_parts()):
         raise ReproError(f"--file {args.file}: not in the directories ksim compiles")
-    suite = repro.SUITES[args.suite]
+    # The suite comes from the manifest of a configure-only build of the
+    # tree (repro.suites_for): the workers' own builds do not exist yet.
+    known = repro.suites_for(ksrc, args.preset, args.cmake_arg)
+    if args.suite not in known:
+        raise ReproError(f"--suite {args.suite}: unknown suite (known: {', '.join(known)})")
+    suite = known[args.suite]
     text = open(src).read()
     sha = hashlib.sha256(text.encode()).hexdigest()
     tag = f"{args.file.replace('/', '_')}-s{args.seed}-n{args.count}-{args.suite}"

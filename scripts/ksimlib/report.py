@@ -195,15 +195,24 @@ def where_lines(f, ksrc):
     return out
 
 
-def reproducer_source(f):
+def reproducer_source(f, build=None):
     """(path, text) of the reproducer when it is our C test: a regression file
-    whole (it is the self-contained program), else the test's function."""
+    whole (it is the self-contained program), else the test's function.  The
+    folder is that of the component that registered the test (the build's
+    ksim-manifest.json); without a configured build, the test name's first
+    part."""
     import glob
+    from ksimlib import manifest
     m = re.match(r"(?:regression/)?([\w-]+)/(\w+)$", f["reproducer"])
     if not m:
         return None, None
     comp, name = m.groups()
-    comp = {"maple-suite": None}.get(comp, comp)
+    if build:
+        try:
+            c = manifest.load(build).component_of_test(f["reproducer"])
+            comp = c["dir"] if c else None
+        except manifest.ManifestError:
+            pass
     if comp is None:
         return None, None
     for src in sorted(glob.glob(os.path.join(ROOT, comp, "regression", "*.c"))):
@@ -277,7 +286,7 @@ def cmd_report(f, args):
             out.append(f"  {kv}make build && "
                        + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
     out.append(f"  ctest --test-dir {os.path.relpath(build, ROOT)} -R '^{f['reproducer']}$' -V")
-    src, text = reproducer_source(f)
+    src, text = reproducer_source(f, build)
     if text and src.split("/")[1:2] == ["regression"]:
         out += ["", f"Reproducer ({src}, a self-contained program against ksim's shim and the "
                 "tree's own source):", "", text]

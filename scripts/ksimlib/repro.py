@@ -57,39 +57,35 @@ class ReproError(Exception):
 class Suite:
     """One selectable suite: which CTest tests, which targets build them,
     which kernel paths it depends on (for --suite auto), what it benchmarks."""
-    def __init__(self, name, help, ctest, targets=None, paths=(), bench=()):
+    def __init__(self, name, help, ctest, targets=None, paths=(), bench=(), auto=True):
         self.name, self.help, self.ctest = name, help, ctest
         self.targets = targets      # None: build everything
         self.paths = paths
         self.bench = bench          # (label, argv relative to the build dir)
+        self.auto = auto            # --suite auto may pick it (not a subset)
 
 
-SUITES = {s.name: s for s in [
-    Suite("maple", "the kernel's maple suite and the maple regressions",
-          ["-R", r"^(maple-suite/|regression/maple/)"],
-          targets=["maple_suite", "maple_regression"],
-          paths=["lib/maple_tree.c", "include/linux/maple_tree.h", "lib/test_maple_tree.c",
-                 "tools/testing/radix-tree/", "tools/testing/shared/"],
-          bench=[("maple_suite -t seed (lib/test_maple_tree.c workload)",
-                  ["maple/maple_suite", "-t", "seed", "-q"])]),
-    Suite("maple-regression", "maple/regression/*.c only (fastest maple check)",
-          ["-R", r"^regression/maple/"], targets=["maple_regression"],
-          paths=["lib/maple_tree.c", "include/linux/maple_tree.h"]),
-    Suite("regression", "every component's regression/ files", ["-L", "^regression$"],
-          paths=["lib/", "mm/", "kernel/", "include/"]),
-    Suite("mm", "mm-sim: the VMA fork/dup path", ["-L", "^mm-sim$"],
-          paths=["mm/", "kernel/fork.c", "include/linux/mm.h", "include/linux/mm_types.h",
-                 "lib/maple_tree.c"]),
-    Suite("bpf", "BPF maps (hash, LPM trie, qp-trie)", ["-L", "^bpf$"],
-          paths=["kernel/bpf/", "include/linux/bpf.h"]),
-    Suite("stress", "short stress programs", ["-L", "^stress-short$"],
-          paths=["lib/maple_tree.c", "mm/", "kernel/bpf/"]),
-    Suite("fuzz", "fuzz corpus replay", ["-L", "^fuzz-replay$"],
-          paths=["lib/maple_tree.c", "mm/", "kernel/bpf/"]),
-    Suite("unit", "the shim's own unit tests (no kernel code)", ["-L", "^unit$"],
-          targets=None),
-]}
-AUTO_SKIP = {"maple-regression", "regression", "unit"}   # subsets / not kernel-driven
+def suites(manifest):
+    """{name: Suite} from a build's manifest (ksim_component() and ksim_suite()
+    calls, cmake/Component.cmake)."""
+    out = {}
+    for s in manifest.data["suites"]:
+        bench = [(b["label"], [os.path.relpath(b["binary"], manifest.build)] + b["args"])
+                 for b in s["bench"]]
+        out[s["name"]] = Suite(s["name"], s["help"], s["ctest"], s["targets"], s["paths"],
+                               bench, s["auto"])
+    return out
+
+
+def suites_for(ksrc, preset="default", cmake_args=()):
+    """The suites before the scratch tree and its build exist: from the
+    manifest of a configure-only build of the unpatched tree (a series does
+    not change which suites there are)."""
+    from ksimlib import manifest
+    try:
+        return suites(manifest.for_tree(ksrc, preset, cmake_args))
+    except manifest.ManifestError as e:
+        raise ReproError(str(e), 3)
 
 
 # ---------------------------------------------------------------- series
@@ -517,19 +513,20 @@ class State:
         self.bench = {}       # label -> [seconds]
 
 
-def select_suites(spec, patches):
+def select_suites(spec, patches, known):
+    """known: {name: Suite} (suites())."""
     names = [s.strip() for s in spec.split(",") if s.strip()]
     if names == ["auto"] or not names:
         touched = {fd.path for p in patches for fd in p.files}
-        names = [s.name for s in SUITES.values() if s.name not in AUTO_SKIP and
+        names = [s.name for s in known.values() if s.auto and
                  any(t == dp or t.startswith(dp) for t in touched for dp in s.paths)]
         if not names:
             names = ["maple"]
         print(f"  suites (auto, from the files the series touches): {', '.join(names)}")
     for n in names:
-        if n not in SUITES:
-            raise ReproError(f"--suite {n}: unknown suite (known: {', '.join(SUITES)}, auto)")
-    return [SUITES[n] for n in names]
+        if n not in known:
+            raise ReproError(f"--suite {n}: unknown suite (known: {', '.join(known)}, auto)")
+    return [known[n] for n in names]
 
 
 def measure(state, build, suites, args, workdir):
@@ -789,11 +786,14 @@ def patch_coverage(tree, build, patches, suites, state, workdir):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="ksim repro", description=__doc__.splitlines()[0])
-    ap.add_argument("--series", nargs="+", required=True, metavar="FILE",
+    ap.add_argument("--list", action="store_true",
+                    help="print the suites (name, CTest selection, kernel paths) and stop")
+    ap.add_argument("--series", nargs="+", metavar="FILE",
                     help="mbox, .patch/.diff files, or directories of them, in order")
     ap.add_argument("--suite", default="auto",
-                    help=f"comma-separated: {', '.join(SUITES)}; 'auto' (default) picks the "
-                         "suites whose kernel paths the series touches")
+                    help="comma-separated suite names (the components' and maple-regression, "
+                         "regression, stress, fuzz, unit: the build's ksim-manifest.json); "
+                         "'auto' (default) picks the suites whose kernel paths the series touches")
     ap.add_argument("--ksrc", default=os.environ.get("KSRC", ""), help="kernel tree (default: KVER)")
     ap.add_argument("--kver", default=os.environ.get("KVER", ""), help="Debian linux-source version")
     ap.add_argument("--ab", action="store_true", help="also run the tree without the series")
@@ -817,6 +817,8 @@ def main(argv=None):
     ap.add_argument("--workdir", help="default: build/repro/<time> in this checkout")
     ap.add_argument("--keep", action="store_true", help="keep the scratch tree and build")
     args = ap.parse_args(argv)
+    if not args.series and not args.list:
+        ap.error("--series is required (or --list)")
     if args.seed is None:
         args.seed = int(time.time())
     if args.coverage:
@@ -826,10 +828,22 @@ def main(argv=None):
             return 2
         args.preset = "coverage"
     try:
-        return run(args)
+        return list_suites(args) if args.list else run(args)
     except ReproError as e:
         print(f"ksim repro: {e}", file=sys.stderr)
         return e.code
+
+
+def list_suites(args):
+    ksrc, kver = resolve_ksrc(args.ksrc, args.kver)
+    known = suites_for(ksrc, args.preset, args.cmake_arg)
+    print(f"ksim repro: suites for kernel {kver} ({ksrc}), from ksim-manifest.json")
+    w = max(len(n) for n in known)
+    for s in known.values():
+        print(f"  {s.name:<{w}}  {s.help}")
+        print(f"  {'':<{w}}    ctest {' '.join(shlex.quote(a) for a in s.ctest)}; "
+              f"{'auto: ' + ' '.join(s.paths) if s.auto and s.paths else 'not picked by auto'}")
+    return 0
 
 
 def run(args):
@@ -841,8 +855,8 @@ def run(args):
     if args.fuzz:
         print("  note: --fuzz: short fuzz runs are not wired in this checkout "
               "(no fuzz targets yet); corpus replay runs as the 'fuzz' suite")
-    suites = select_suites(args.suite, patches)
     ksrc, kver = resolve_ksrc(args.ksrc, args.kver)
+    suites = select_suites(args.suite, patches, suites_for(ksrc, args.preset, args.cmake_arg))
     workdir = os.path.abspath(args.workdir or os.path.join(
         ROOT, "build", "repro", time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"))
     if os.path.exists(workdir) and os.listdir(workdir):

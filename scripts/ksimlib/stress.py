@@ -1,6 +1,6 @@
 """ksim stress: every stress program of a build, until the time is used up.
 
-Each program (stress/programs.tsv in the build) runs three times: plain, with
+Each program (the build's ksim-manifest.json lists them) runs three times: plain, with
 allocation failures and debug-yield (the shim's race-window widening), and
 with allocation failures under deterministic scheduling (--sched: the
 interleaving comes from the seed, so a failure replays exactly).  The
@@ -34,15 +34,12 @@ def known_failures(kver):
 
 
 def programs(build):
-    path = os.path.join(build, "stress", "programs.tsv")
-    if not os.path.exists(path):
-        sys.exit(f"ksim: {path} missing: is {build} a configured and built ksim tree?")
-    out = []
-    for line in open(path):
-        if line.strip():
-            name, exe = line.rstrip("\n").split("\t")
-            out.append((name, exe))
-    return out
+    """[(name, binary)]: the components' stress programs (the manifest)."""
+    from ksimlib import manifest
+    try:
+        return manifest.load(build).stress_programs()
+    except manifest.ManifestError as e:
+        sys.exit(f"ksim: {e}")
 
 
 def run(args, outdir):

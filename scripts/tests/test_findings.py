@@ -28,13 +28,15 @@ def ksim(*args):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+# The build whose ksim-manifest.json says which folder a test is in (argv[1]).
+BUILD = sys.argv[1] if len(sys.argv) > 1 else None
 fs = findings.load()
 check(len(fs) > 10, f"table loads: {len(fs)} findings")
 
 for f in fs:
     m = re.match(r"regression/([\w-]+)/(\w+)$", f["reproducer"])
     if m:
-        src, _ = report.reproducer_source(f)
+        src, _ = report.reproducer_source(f, BUILD)
         check(src is not None, f"{f['id']}: reproducer {f['reproducer']} is a KSIM_TEST in {m.group(1)}/regression/")
     m = re.match(r"fuzz-known/(\w+)/(.+)$", f["reproducer"])
     if m:

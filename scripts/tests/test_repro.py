@@ -150,7 +150,7 @@ def case_parse(ksrc, tmp):
         open(os.path.join(d, f"{i:04d}.diff"), "w").write("".join(diffs))
     ps = R.read_series([d])
     check(len(ps) == 3 and ps[0].subject == "0001.diff", "directory of bare diffs")
-    picked = [x.name for x in R.select_suites("auto", ps)]
+    picked = [x.name for x in R.select_suites("auto", ps, R.suites_for(ksrc))]
     check("maple" in picked and "bpf" not in picked, f"--suite auto from touched files: {picked}")
     rc, out = repro(["--series", os.path.join(tmp, "missing.mbox")])
     check(rc == 2 and len(out.strip().splitlines()) == 1, "missing series: one line, exit 2")
