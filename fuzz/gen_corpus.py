@@ -10,8 +10,9 @@
 Each target's encoding is documented in its harness (fuzz/TARGET.c); the
 functions below speak it, found by name: gen_TARGET() (the seeds),
 dict_TARGET() (the dictionary), known_TARGET() (the known-bug inputs).  A
-target without them fuzzes from its committed corpus alone (fuzz/corpus/
-TARGET) with an empty dictionary.  Deterministic: the same files every run.
+target without them gets one all-zero seed (every byte string is a valid
+input) beside its committed corpus (fuzz/corpus/TARGET), and an empty
+dictionary.  Deterministic: the same files every run.
 """
 import argparse
 import os
@@ -444,7 +445,7 @@ def main():
     if not a.out and not a.dict and not a.known:
         print("gen_corpus: nothing to do: give --out DIR and/or --dict FILE", file=sys.stderr)
         return 2
-    gen = globals().get(f"gen_{a.target}", dict)
+    gen = globals().get(f"gen_{a.target}", lambda: {"zeros": bytes(64)})
     dic = globals().get(f"dict_{a.target}", dict)
     known = globals().get(f"known_{a.target}")
     if a.out:
