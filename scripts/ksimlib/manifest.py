@@ -58,8 +58,8 @@ def load(build):
         with open(path) as f:
             return Manifest(json.load(f), path)
     except OSError:
-        raise ManifestError(f"{path} missing: configure the build first "
-                            f"(cmake --preset default -B {build}, or make build)")
+        raise ManifestError(f"{path} missing: {build} is not a configured ksim build "
+                            "(make build, or cmake --preset PRESET -B DIR)")
     except (ValueError, KeyError) as e:
         raise ManifestError(f"{path}: not a ksim manifest ({e})")
 
