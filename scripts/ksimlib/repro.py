@@ -78,8 +78,8 @@ def suites(manifest):
 
 
 def suites_for(ksrc, preset="default", cmake_args=()):
-    """The suites before the scratch tree and its build exist: from the
-    manifest of a configure-only build of the unpatched tree (a series does
+    """The suites before any build of the tree exists (--list, ksim mutate):
+    from the manifest of a configure-only build of it (a patch series does
     not change which suites there are)."""
     from ksimlib import manifest
     try:
@@ -436,6 +436,13 @@ class Build:
         out = subprocess.run(["ninja", "-C", self.dir, "-t", "targets", "all"],
                              stdout=subprocess.PIPE, text=True).stdout
         self.targets = {l.split(":")[0] for l in out.splitlines()}
+
+    def suites(self):
+        from ksimlib import manifest
+        try:
+            return suites(manifest.load(self.dir))
+        except manifest.ManifestError as e:
+            raise ReproError(str(e), 3)
 
     def build(self, targets, log):
         argv = ["cmake", "--build", self.dir, "-j", str(self.jobs)]
@@ -856,7 +863,6 @@ def run(args):
         print("  note: --fuzz: short fuzz runs are not wired in this checkout "
               "(no fuzz targets yet); corpus replay runs as the 'fuzz' suite")
     ksrc, kver = resolve_ksrc(args.ksrc, args.kver)
-    suites = select_suites(args.suite, patches, suites_for(ksrc, args.preset, args.cmake_arg))
     workdir = os.path.abspath(args.workdir or os.path.join(
         ROOT, "build", "repro", time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"))
     if os.path.exists(workdir) and os.listdir(workdir):
@@ -879,6 +885,10 @@ def run(args):
                 print(f"  applied {p.label}" + "".join(f"\n    note: {n}" for n in notes))
         build = Build(workdir, tree, args.preset, args.jobs, args.cmake_arg)
         build.configure()
+        # The suites are those of the build about to run them (its
+        # ksim-manifest.json): configured first, so a series that does not
+        # apply still stops before anything is configured or built.
+        suites = select_suites(args.suite, patches, build.suites())
         states = []
         if args.ab or args.bisect:
             st = State(0)
