@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <ksim/ksim.h>
-#include <ksim/fault.h>
 #include <linux/rcupdate.h>
 
 const char *const ksim_problem_names[KSIM_P_NR] = {
@@ -271,55 +270,21 @@ void __ksim_yield_point(void)
 		sched_yield();
 }
 
-int ksim_parse_seed(const char *prog, const char *arg)
-{
-	char *end;
-	uint64_t seed = strtoull(arg, &end, 0);
-
-	if (*end || !*arg) {
-		fprintf(stderr, "%s: --seed %s: not a number\n", prog, arg);
-		return -1;
-	}
-	ksim_set_seed(seed);
-	return 0;
-}
-
-void ksim_seed_default(void)
-{
-	struct timespec ts;
-
-	if (run_seed_set || getenv("KSIM_SEED"))
-		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ksim_set_seed((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid());
-}
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void ksim_do_init(void)
 {
 	const char *v = getenv("KSIM_VERBOSE");
 	const char *seed = getenv("KSIM_SEED");
-	const char *fault = getenv("KSIM_FAULT");
-
 	const char *yield = getenv("KSIM_YIELD");
 
 	if (v)
 		ksim_verbose = atoi(v);
 	if (yield)
 		ksim_set_yield(strtod(yield, NULL));
+	/* A program without the run convention (ksim/run.h) still takes KSIM_SEED. */
 	if (seed && !run_seed_set)
 		ksim_set_seed(strtoull(seed, NULL, 0));
-	if (fault && *fault) {
-		struct ksim_fault_config cfg;
-		char err[128];
-
-		if (ksim_fault_parse(fault, &cfg, err, sizeof(err))) {
-			fprintf(stderr, "ksim: KSIM_FAULT: %s\n", err);
-			exit(2);
-		}
-		ksim_fault_set(&cfg);
-	}
 	rcu_init();
 }
 

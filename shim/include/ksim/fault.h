@@ -27,9 +27,11 @@
  * It counts, per site, how often it was reached and how often it failed;
  * ksim_fault_report() prints that table with each site's class.
  *
- * Configuration: the API below, or the environment variable KSIM_FAULT with
- * the same keys, comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node"
- * (read by ksim_init(); tests start from it and may override it).
+ * Configuration: the API below, or the run's --fault SPEC (ksim/run.h),
+ * whose default is the environment variable KSIM_FAULT with the same keys,
+ * comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node".  The run
+ * convention reads it once and arms it around every test, after a stress
+ * program's setup, and in every op of a fuzz replay; tests may override it.
  */
 #ifndef _KSIM_FAULT_H
 #define _KSIM_FAULT_H

@@ -71,13 +71,13 @@ uint64_t ksim_rng_next(struct ksim_rng *rng);
 /* Uniform in [0, bound). */
 uint64_t ksim_rng_below(struct ksim_rng *rng, uint64_t bound);
 
-/* The run's seed: set from --seed / KSIM_SEED, printed by every test binary. */
+/*
+ * The run's seed: set from --seed / KSIM_SEED by the run convention
+ * (ksim/run.h), printed by every test binary.  ksim_init() reads KSIM_SEED
+ * when nothing set it (programs without the run convention).
+ */
 uint64_t ksim_seed(void);
 void ksim_set_seed(uint64_t seed);
-/* --seed ARG: set the run's seed, or print "PROG: --seed ARG: not a number" and return -1. */
-int ksim_parse_seed(const char *prog, const char *arg);
-/* No --seed and no KSIM_SEED: a fresh seed from the clock (ksim_init() reads KSIM_SEED). */
-void ksim_seed_default(void);
 
 /*
  * Debug-yield points: the shim calls ksim_yield_point() where kernel code
