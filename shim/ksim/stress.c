@@ -17,6 +17,7 @@
 #include <ksim/sched.h>
 #include <ksim/slab.h>
 #include <ksim/stress.h>
+#include <ksim/yield.h>
 
 int ksim_stress_stop;
 static unsigned long failures;

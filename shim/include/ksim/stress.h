@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ksim/ksim.h>
+#include <ksim/yield.h>
 
 #define KSIM_STRESS_MAX_ROLES	4
 #define KSIM_STRESS_MAX_THREADS	64
