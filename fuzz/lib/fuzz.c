@@ -16,8 +16,8 @@
 #include <ksim/fuzz.h>
 #include <ksim/ksim.h>
 #include <ksim/rcu.h>
+#include <ksim/run.h>
 #include <ksim/slab.h>
-#include <ksim/task.h>
 
 int ksim_fuzz_verbose;
 const char *ksim_fuzz_current_file;
@@ -27,6 +27,7 @@ static unsigned long ops_since_full_check;
 static bool fault_armed;
 static bool in_iteration;
 static unsigned long live_at_start;
+static unsigned long fault_windows;	/* windows armed in this iteration */
 
 /* ---- fault injection ---- */
 
@@ -35,6 +36,23 @@ bool ksim_fuzz_fault_arm(struct ksim_fuzz_in *in)
 	struct ksim_fault_config cfg = { 0 };
 	uint8_t b = ksim_fuzz_u8(in);
 
+	if (ksim_run && ksim_run->fault_spec) {
+		/*
+		 * A replay's --fault replaces every op's fault byte: each op is
+		 * a window armed with the spec, its seed taken now from the
+		 * run's seed (or the spec's seed=) and the window's number in
+		 * the input, so windows differ and an input replays alone.
+		 */
+		uint64_t base = ksim_run->fault.seed_from_run ? ksim_seed() : ksim_run->fault.seed;
+
+		cfg = ksim_run->fault;
+		cfg.seed_from_run = false;
+		cfg.seed = base ^ (++fault_windows * 0x9e3779b97f4a7c15ULL);
+		ksim_fault_set(&cfg);
+		fault_armed = true;
+		KSIM_FUZZ_TRACE("    fault: %s (window %lu)\n", ksim_run->fault_spec, fault_windows);
+		return true;
+	}
 	if (b < 0xe0)
 		return false;
 	cfg.nth = (b & 0xf) + 1;
@@ -82,30 +100,40 @@ void ksim_fuzz_trace(const char *fmt, ...)
 static void __attribute__((noreturn)) die(void)
 {
 	fflush(stdout);
-	if (ksim_fuzz_current_file)
-		fprintf(stderr, "ksim-fuzz: replay: %s -v '%s'\n",
-			getenv("KSIM_FUZZ_PROG") ? getenv("KSIM_FUZZ_PROG") : "<replay binary>",
-			ksim_fuzz_current_file);
+	if (ksim_fuzz_current_file && ksim_run && ksim_run->prog) {
+		char replay[1024];
+
+		/* Built from the replay binary's options: its --seed and --fault. */
+		ksim_run_replay(NULL, replay, sizeof(replay));
+		ksim_run_replay_add(replay, sizeof(replay), "-v", ksim_fuzz_current_file);
+		fprintf(stderr, "ksim-fuzz: replay: %s\n", replay);
+	}
 	fflush(stderr);
 	abort();
 }
 
-void ksim_fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+/* The fuzz mode's report of a failed check (ksim_fail(), ksim/run.h). */
+static void __attribute__((noreturn)) report(const char *file, int line, const char *text)
 {
 	const char *base = strrchr(file, '/');
-	char msg[512];
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	fflush(stdout);
 	/* The signature line is what the campaign deduplicates on. */
-	fprintf(stderr, "ksim-fuzz: FAIL %s: %s:%d: expected %s%s%s\n", ksim_fuzz_target.name,
-		base ? base + 1 : file, line, cond, *msg ? ": " : "", msg);
+	fprintf(stderr, "ksim-fuzz: FAIL %s: %s:%d: %s\n", ksim_fuzz_target.name,
+		base ? base + 1 : file, line, text);
 	fprintf(stderr, "ksim-fuzz: signature: %s:%d\n", base ? base + 1 : file, line);
 	ksim_dump_stack();
 	die();
+}
+
+void ksim_fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ksim_vfail(file, line, cond, fmt, ap);
+	va_end(ap);
+	abort();	/* not reached: the fuzz mode's report aborts */
 }
 
 void ksim_fuzz_check_problems(const char *where)
@@ -142,12 +170,22 @@ bool ksim_fuzz_full_check_due(unsigned long size, bool force)
 
 void ksim_fuzz_setup(void)
 {
+	static struct ksim_options fuzzer = { .mode = KSIM_RUN_FUZZ };
 	static bool done;
 	const char *v = getenv("KSIM_FUZZ_VERBOSE");
 
 	if (done)
 		return;
 	done = true;
+	/*
+	 * The replay binary parsed its command line (ksim/run.h: seed 0 unless
+	 * --seed); a fuzzer has none: the input is the only source of choices.
+	 */
+	if (!ksim_run) {
+		ksim_set_seed(0);
+		ksim_run_set(&fuzzer);
+	}
+	ksim_run->report = report;
 	if (v && *v)
 		ksim_fuzz_verbose = atoi(v);
 	v = getenv("KSIM_FUZZ_EVERY_OP");
@@ -162,8 +200,6 @@ void ksim_fuzz_setup(void)
 
 		backtrace(&frame, 1);
 	}
-	/* Deterministic: the input is the only source of choices. */
-	ksim_set_seed(0);
 	ksim_init();
 	/*
 	 * No threads before (or after) the fork server: callbacks run inline,
@@ -182,41 +218,12 @@ void ksim_fuzz_setup(void)
 	ksim_slab_mark();
 }
 
-static unsigned long slab_live(void)
-{
-	struct ksim_slab_stats st;
-
-	ksim_slab_totals(&st);
-	return st.live;
-}
-
 static void end_checks(void)
 {
-	struct ksim_task *t = ksim_task();
-	unsigned long live;
-
 	ksim_fuzz_fault_disarm();
-	if (t->rcu_urcu_nesting)
-		ksim_fuzz_fail(__FILE__, __LINE__, "rcu_read_lock depth 0 at iteration end",
-			       "depth %d", t->rcu_urcu_nesting);
-	if (t->nr_held) {
-		ksim_lockdep_print_held_locks();
-		ksim_fuzz_fail(__FILE__, __LINE__, "no locks held at iteration end",
-			       "%d held", t->nr_held);
-	}
-	if (t->preempt_count || t->irqs_off || t->softirq_count)
-		ksim_fuzz_fail(__FILE__, __LINE__, "balanced preempt/irq state at iteration end",
-			       "preempt %d irqs_off %d softirq %d",
-			       t->preempt_count, t->irqs_off, t->softirq_count);
-	rcu_barrier();
-	live = slab_live();
-	if (live != live_at_start) {
-		ksim_slab_leak_check(stderr);
-		ksim_fuzz_check_problems("(leak at iteration end)");
-		ksim_fuzz_fail(__FILE__, __LINE__, "no objects leaked by the iteration",
-			       "%lu live before, %lu after", live_at_start, live);
-	}
-	ksim_fuzz_check_problems("at iteration end");
+	/* The run convention's end-of-run check; a problem fails the input. */
+	if (ksim_run_check("the iteration", __FILE__, live_at_start, NULL))
+		ksim_fuzz_check_problems("at iteration end");
 }
 
 int ksim_fuzz_one(const uint8_t *data, size_t size)
@@ -226,8 +233,9 @@ int ksim_fuzz_one(const uint8_t *data, size_t size)
 	ksim_fuzz_setup();
 	in_iteration = true;
 	ksim_problems_reset();
-	live_at_start = slab_live();
+	live_at_start = ksim_run_live();
 	ops_since_full_check = 0;
+	fault_windows = 0;
 	ksim_fuzz_target.run(&in);
 	end_checks();
 	in_iteration = false;

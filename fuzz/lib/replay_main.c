@@ -2,13 +2,17 @@
 /*
  * The replay binary of a fuzz target (fuzz_<name>_replay): runs inputs
  * (files, or every file in a corpus directory, sorted) through the same
- * LLVMFuzzerTestOneInput the fuzzers call, one TAP line per input.
- * -v prints the decoded operation trace.  A failing input aborts with the
+ * LLVMFuzzerTestOneInput the fuzzers call, one TAP line per input.  Its
+ * command line is the run convention's (ksim/run.h): -v prints the decoded
+ * operation trace, -t NAME picks inputs by file name, --list lists them,
+ * --fault SPEC arms every op's fault window with SPEC (seeded from --seed),
+ * --timing prints each input's CPU time.  A failing input aborts with the
  * signature line and the command that replays it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 
 #include <ksim/fuzz.h>
 #include <ksim/ksim.h>
+#include <ksim/run.h>
 
 #define KSIM_FUZZ_MAX_INPUT	(1 << 20)
 
@@ -107,61 +112,98 @@ static int collect(const char *path, char ***list, int *nr, int *cap)
 	return 0;
 }
 
-static void usage(FILE *out, const char *prog)
+enum { OPT_TIMING = 256 };
+static const struct ksim_run_option replay_options[] = {
+	{ "timing", OPT_TIMING, NULL, "print each input's CPU time (finds the inputs that slow a campaign)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static int replay_set(struct ksim_options *o, int key, const char *arg)
 {
+	(void)o;
+	(void)arg;
+	if (key == OPT_TIMING)
+		timing = true;
+	return 0;
+}
+
+static void replay_help(struct ksim_options *o, FILE *out)
+{
+	(void)o;
 	fprintf(out,
-		"usage: %s [-v] [-q] [-t] FILE|DIR...\n"
-		"  Replays fuzz inputs for target '%s' (a directory: every file in it).\n"
-		"  -v  print the decoded operation trace\n"
-		"  -q  no shim messages\n"
-		"  -t  print each input's CPU time (finds the inputs that slow a campaign)\n"
+		"  -v prints the decoded operation trace; -t NAME matches an input's file name\n"
+		"  (or path); --fault SPEC replaces every op's fault byte with SPEC\n"
 		"environment: KSIM_FUZZ_VERBOSE=1 (same as -v); KSIM_FUZZ_EVERY_OP=0\n"
-		"  checks the whole structure on the fuzzers' schedule, not after every op\n",
-		prog, ksim_fuzz_target.name);
+		"  checks the whole structure on the fuzzers' schedule, not after every op\n");
+}
+
+static bool picked(const struct ksim_options *o, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return ksim_run_selected(o, path) || ksim_run_selected(o, base ? base + 1 : path);
 }
 
 int main(int argc, char **argv)
 {
+	static struct ksim_options opts = {
+		.mode = KSIM_RUN_FUZZ,
+		.args_help = "FILE|DIR...",
+		.own = replay_options,
+		.set = replay_set,
+		.help = replay_help,
+	};
+	static char what[160], replay[2048];
 	char **files = NULL;
-	int nr = 0, cap = 0, i;
-	int first_path = 0;
+	int nr = 0, cap = 0, i, n = 0, status;
 
+	snprintf(what, sizeof(what), "Replays fuzz inputs for target '%s' (a directory: every file in it).",
+		 ksim_fuzz_target.name);
+	opts.what = what;
 	ksim_fuzz_every_op = true;	/* a replay pins a failure to its op */
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-v")) {
-			ksim_fuzz_verbose++;
-		} else if (!strcmp(argv[i], "-t")) {
-			timing = true;
-		} else if (!strcmp(argv[i], "-q")) {
-			ksim_verbose = 0;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout, argv[0]);
-			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv[0], argv[i]);
-			return 2;
-		} else {
-			if (!first_path)
-				first_path = i;
-			if (collect(argv[i], &files, &nr, &cap))
-				return 2;
-		}
-	}
-	if (!first_path) {
+	if (!ksim_options_parse(&opts, argc, argv, &status))
+		return status;
+	ksim_fuzz_verbose += opts.verbose;
+	if (!opts.nr_args) {
 		fprintf(stderr, "%s: no input given (try --help)\n", argv[0]);
 		return 2;
 	}
-	/* For the failure message's replay command. */
-	setenv("KSIM_FUZZ_PROG", argv[0], 0);
+	for (i = 0; i < opts.nr_args; i++)
+		if (collect(opts.args[i], &files, &nr, &cap))
+			return 2;
 	qsort(files, nr, sizeof(files[0]), cmp_str);
+	for (i = 0; i < nr; i++) {
+		if (picked(&opts, files[i]))
+			files[n++] = files[i];
+		else
+			free(files[i]);
+	}
+	nr = n;
+	if (opts.nr_names && !nr) {
+		fprintf(stderr, "%s: no input matches -t '%s' (try --list)\n", argv[0], opts.names[0]);
+		return 2;
+	}
+	if (opts.list) {
+		for (i = 0; i < nr; i++)
+			printf("%s\n", files[i]);
+		return 0;
+	}
 	ksim_fuzz_setup();
-	printf("TAP version 13\n1..%d\n# target %s\n", nr, ksim_fuzz_target.name);
+	ksim_fault_record_reset();
+	ksim_run_replay(NULL, replay, sizeof(replay));
+	for (i = 0; i < opts.nr_names; i++)
+		ksim_run_replay_add(replay, sizeof(replay), "-t", opts.names[i]);
+	for (i = 0; i < opts.nr_args; i++)
+		ksim_run_replay_add(replay, sizeof(replay), NULL, opts.args[i]);
+	printf("TAP version 13\n1..%d\n# target %s\n# seed %" PRIu64 " (replay: %s)\n", nr,
+	       ksim_fuzz_target.name, ksim_seed(), replay);
 	for (i = 0; i < nr; i++) {
 		if (run_file(files[i], i + 1))
 			return 2;
 		free(files[i]);
 	}
 	free(files);
+	ksim_run_fault_summary(stdout);
 	printf("# %d input(s) passed\n", nr);
 	return 0;
 }

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-thread context (ksim/task.h) and might_sleep().
+ * might_sleep() (the per-thread context it reads is shim/ksim/task.c).
  */
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/lockdep.h>
 #include <ksim/task.h>
-
-__thread struct ksim_task ksim_current_task;
-/* The CPU a thread pinned itself to (linux/smp.h): the slab's per-CPU sheaves read it too. */
-__thread int ksim_cpu_pinned;
-static int next_task_id;
-
-int ksim_task_assign_id(void)
-{
-	return __atomic_add_fetch(&next_task_id, 1, __ATOMIC_RELAXED);
-}
 
 void __ksim_might_sleep(const char *file, int line)
 {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ksim core: problem reporting, BUG(), the seeded PRNG and process init.
+ * ksim core, the shim's base: problem reporting, BUG(), the seeded PRNG, the
+ * run's seed and process init.  It calls nothing above it: subsystems
+ * register their init here (ksim_initcall(), ksim/ksim.h).
  */
 #include <execinfo.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <ksim/sched.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,8 +16,6 @@
 #include <unistd.h>
 
 #include <ksim/ksim.h>
-#include <ksim/fault.h>
-#include <linux/rcupdate.h>
 
 const char *const ksim_problem_names[KSIM_P_NR] = {
 	[KSIM_P_WARN]		= "WARNING",
@@ -227,106 +226,46 @@ void ksim_set_seed(uint64_t seed)
 	run_seed_set = true;
 }
 
-uint32_t ksim_yield_threshold;
-
-void ksim_set_yield(double p)
-{
-	ksim_yield_threshold = p <= 0 ? 0 : p >= 1 ? UINT32_MAX : (uint32_t)(p * 4294967296.0);
-}
-
-static void (*yield_hook)(void);
-static uint32_t yield_threshold_saved;
-
-void ksim_set_yield_hook(void (*hook)(void))
-{
-	if (hook && !yield_hook) {
-		yield_threshold_saved = ksim_yield_threshold;
-		ksim_yield_threshold = UINT32_MAX;	/* every point reaches the hook */
-	} else if (!hook && yield_hook) {
-		ksim_yield_threshold = yield_threshold_saved;
-	}
-	yield_hook = hook;
-}
-
-void __ksim_yield_point(void)
-{
-	/* Per-thread xorshift: cheap, and no shared state to race on. */
-	static __thread uint64_t x;
-
-	if (yield_hook) {
-		yield_hook();
-		return;
-	}
-	if (ksim_sched_enabled) {
-		ksim_sched_point(__builtin_return_address(0));
-		return;
-	}
-
-	if (!x)
-		x = (run_seed ^ (uint64_t)(uintptr_t)&x) | 1;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	if ((uint32_t)x < ksim_yield_threshold)
-		sched_yield();
-}
-
-int ksim_parse_seed(const char *prog, const char *arg)
-{
-	char *end;
-	uint64_t seed = strtoull(arg, &end, 0);
-
-	if (*end || !*arg) {
-		fprintf(stderr, "%s: --seed %s: not a number\n", prog, arg);
-		return -1;
-	}
-	ksim_set_seed(seed);
-	return 0;
-}
-
-void ksim_seed_default(void)
-{
-	struct timespec ts;
-
-	if (run_seed_set || getenv("KSIM_SEED"))
-		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ksim_set_seed((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid());
-}
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static struct ksim_initcall *initcalls;	/* by level, then registration order */
+static bool init_done;
+
+void ksim_initcall_register(struct ksim_initcall *c)
+{
+	struct ksim_initcall **p = &initcalls;
+
+	/* Constructors run before main(), one thread; a late one runs at once. */
+	if (__atomic_load_n(&init_done, __ATOMIC_ACQUIRE)) {
+		c->fn();
+		return;
+	}
+	while (*p && (*p)->level <= c->level)
+		p = &(*p)->next;
+	c->next = *p;
+	*p = c;
+}
 
 static void ksim_do_init(void)
 {
 	const char *v = getenv("KSIM_VERBOSE");
 	const char *seed = getenv("KSIM_SEED");
-	const char *fault = getenv("KSIM_FAULT");
-
-	const char *yield = getenv("KSIM_YIELD");
 
 	if (v)
 		ksim_verbose = atoi(v);
-	if (yield)
-		ksim_set_yield(strtod(yield, NULL));
+	/* A program without the run convention (ksim/run.h) still takes KSIM_SEED. */
 	if (seed && !run_seed_set)
 		ksim_set_seed(strtoull(seed, NULL, 0));
-	if (fault && *fault) {
-		struct ksim_fault_config cfg;
-		char err[128];
-
-		if (ksim_fault_parse(fault, &cfg, err, sizeof(err))) {
-			fprintf(stderr, "ksim: KSIM_FAULT: %s\n", err);
-			exit(2);
-		}
-		ksim_fault_set(&cfg);
-	}
-	rcu_init();
+	for (struct ksim_initcall *c = initcalls; c; c = c->next)
+		c->fn();
+	__atomic_store_n(&init_done, true, __ATOMIC_RELEASE);
 }
 
 void ksim_init(void)
 {
 #ifdef KSIM_TSAN
-	void ksim_tsan_init(void);	/* shim/ksim/tsan.c: keep it linked */
+	/* shim/ksim/tsan.c: an empty call that keeps the file (the sanitizer's
+	 * defaults) linked; it depends on nothing. */
+	void ksim_tsan_init(void);
 
 	ksim_tsan_init();
 #endif

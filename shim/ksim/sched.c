@@ -7,6 +7,7 @@
  * not, to whom) is drawn from one PRNG by the baton holder, so given the seed
  * the sequence of decisions, and with it the whole run, is fixed.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <ksim/ksim.h>
 #include <ksim/sched.h>
 #include <ksim/task.h>
+#include <ksim/yield.h>
 
 /* Consecutive waits with no thread making progress: a deadlock. */
 #define KSIM_SCHED_STUCK	200000UL
@@ -39,7 +41,65 @@ static unsigned long trace_from, trace_to;
 static __thread int my_slot = -1;
 static __thread bool in_clean_hook;
 
-void ksim_rcu_sched_poll(void);		/* shim/rcu/tree.c */
+static void (*clean_point_hook)(void);	/* RCU's callback poll (shim/rcu/tree.c) */
+
+void ksim_sched_set_clean_point_hook(void (*fn)(void))
+{
+	clean_point_hook = fn;
+}
+
+uint32_t ksim_yield_threshold;
+
+void ksim_set_yield(double p)
+{
+	ksim_yield_threshold = p <= 0 ? 0 : p >= 1 ? UINT32_MAX : (uint32_t)(p * 4294967296.0);
+}
+
+static void (*yield_hook)(void);
+static uint32_t yield_threshold_saved;
+
+void ksim_set_yield_hook(void (*hook)(void))
+{
+	if (hook && !yield_hook) {
+		yield_threshold_saved = ksim_yield_threshold;
+		ksim_yield_threshold = UINT32_MAX;	/* every point reaches the hook */
+	} else if (!hook && yield_hook) {
+		ksim_yield_threshold = yield_threshold_saved;
+	}
+	yield_hook = hook;
+}
+
+void __ksim_yield_point(void)
+{
+	/* Per-thread xorshift: cheap, and no shared state to race on. */
+	static __thread uint64_t x;
+
+	if (yield_hook) {
+		yield_hook();
+		return;
+	}
+	if (ksim_sched_enabled) {
+		ksim_sched_point(__builtin_return_address(0));
+		return;
+	}
+
+	if (!x)
+		x = (ksim_seed() ^ (uint64_t)(uintptr_t)&x) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if ((uint32_t)x < ksim_yield_threshold)
+		sched_yield();
+}
+
+static void yield_init(void)
+{
+	const char *yield = getenv("KSIM_YIELD");
+
+	if (yield)
+		ksim_set_yield(strtod(yield, NULL));
+}
+ksim_initcall(yield_init, KSIM_INIT_SCHED);
 
 void ksim_sched_enable(uint64_t seed, double p, unsigned long max, int *stop)
 {
@@ -249,9 +309,9 @@ void ksim_sched_point(void *pc)
 	}
 	pthread_mutex_unlock(&sched_lock);
 	/* Callbacks whose grace period ended run here, as softirqs would. */
-	if (!in_clean_hook && task_is_clean(ksim_task())) {
+	if (clean_point_hook && !in_clean_hook && task_is_clean(ksim_task())) {
 		in_clean_hook = true;
-		ksim_rcu_sched_poll();
+		clean_point_hook();
 		in_clean_hook = false;
 	}
 }

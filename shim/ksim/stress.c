@@ -3,7 +3,6 @@
  * The stress runner (see ksim/stress.h): command line, threads, progress,
  * the SUMMARY line and the exit status.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -14,16 +13,18 @@
 #include <unistd.h>
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
+#include <ksim/run.h>
 #include <ksim/sched.h>
 #include <ksim/slab.h>
 #include <ksim/stress.h>
+#include <ksim/yield.h>
 
 int ksim_stress_stop;
 static unsigned long failures;
 static int nr_threads[KSIM_STRESS_MAX_ROLES];
 static double duration = 10;
 static const char *prog;
-static char replay[512];
+static char replay[1024];
 
 int ksim_stress_threads(int role)
 {
@@ -52,26 +53,33 @@ static const char *sanitizer(void)
 #endif
 }
 
-void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
-		      const char *fmt, ...)
+/* The stress mode's report of a failed check (ksim_fail()): print, count, stop the run. */
+static __thread int thread_id = -1;
+
+static void report(const char *file, int line, const char *text)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	va_list ap;
 
 	pthread_mutex_lock(&lock);
 	failures++;
 	if (failures <= 10) {
-		fprintf(stderr, "ksim stress: FAILED check at %s:%d (thread %d", file, line,
-			t ? t->id : -1);
-		fprintf(stderr, ")\n  ");
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fprintf(stderr, "\n");
+		fprintf(stderr, "ksim stress: FAILED check at %s:%d (thread %d)\n  %s\n", file, line,
+			thread_id, text);
 		ksim_dump_stack();
 	}
 	pthread_mutex_unlock(&lock);
 	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
+}
+
+void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)t;	/* the failing thread is the calling one */
+	va_start(ap, fmt);
+	ksim_vfail(file, line, NULL, fmt, ap);
+	va_end(ap);
 }
 
 static void *thread_main(void *arg)
@@ -81,6 +89,7 @@ static void *thread_main(void *arg)
 
 	if (ksim_sched_enabled)
 		ksim_sched_enter(t->id);
+	thread_id = t->id;
 	t->priv = NULL;
 	rcu_register_thread();
 	s->roles[t->role].fn(t);
@@ -98,16 +107,34 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void usage(struct ksim_stress *s, FILE *out)
+/* The stress mode's own options (ksim/run.h adds --seed, --fault, -v...). */
+enum { OPT_ROLE = 256, OPT_YIELD, OPT_SCHED, OPT_STEPS };
+static const struct ksim_run_option stress_options[] = {
+	{ "readers", 'r', "N", "reader threads (the first role)" },
+	{ "writers", 'w', "N", "writer threads (the second role)" },
+	{ "role", OPT_ROLE, "NAME=N", "threads of any role" },
+	{ "duration", 'd', "SECONDS", "run time (default 10; fractions allowed)" },
+	{ "yield", OPT_YIELD, "P", "yield the CPU at shim yield points with probability P" },
+	{ "sched", OPT_SCHED, "P", "deterministic schedule: switch threads with probability P" },
+	{ "steps", OPT_STEPS, "N", "with --sched: stop at step N" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static struct {
+	struct ksim_stress *s;
+	int nr_roles;
+	double yield_p, sched_p;
+	unsigned long max_steps;
+	bool duration_set;
+} cmd;
+
+static void stress_help(struct ksim_options *o, FILE *out)
 {
-	fprintf(out, "usage: %s [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED] [--fault P|SPEC] [--yield P]\n"
-		"       [--sched P [--steps N]] [-v|-q]\n"
-		"  --fault P: allocation failures with probability P; SPEC: the fault engine's\n"
-		"  grammar (ksim/fault.h), e.g. class=lock,p=0.01 or class=all,p=0.005,sites=...\n"
-		"%s\n  roles:", prog, s->what);
-	for (int r = 0; r < KSIM_STRESS_MAX_ROLES && s->roles[r].name; r++)
-		fprintf(out, " %s (default %d)", s->roles[r].name, s->roles[r].nr);
-	fprintf(out, "\n  --role NAME=N sets any role's thread count; see shim/include/ksim/stress.h\n");
+	(void)o;
+	fprintf(out, "  roles:");
+	for (int r = 0; r < cmd.nr_roles; r++)
+		fprintf(out, " %s (default %d)", cmd.s->roles[r].name, cmd.s->roles[r].nr);
+	fprintf(out, "\n  see shim/include/ksim/stress.h\n");
 }
 
 static int parse_double(const char *opt, const char *arg, double *out)
@@ -134,6 +161,56 @@ static int parse_count(const char *opt, const char *arg, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+static int stress_set(struct ksim_options *o, int key, const char *arg)
+{
+	struct ksim_stress *s = cmd.s;
+	const char *eq;
+	char *end;
+	int r;
+
+	prog = o->prog;
+	switch (key) {
+	case 'r':
+	case 'w':
+		return parse_count(key == 'r' ? "-r" : "-w", arg, &nr_threads[key == 'r' ? 0 : 1]);
+	case OPT_ROLE:
+		eq = strchr(arg, '=');
+		if (eq) {
+			for (r = 0; r < cmd.nr_roles; r++)
+				if (!strncmp(s->roles[r].name, arg, eq - arg) &&
+				    !s->roles[r].name[eq - arg])
+					return parse_count("--role", eq + 1, &nr_threads[r]);
+		}
+		fprintf(stderr, "%s: --role %s: expected NAME=N with a role of this program (try --help)\n",
+			prog, arg);
+		return -1;
+	case 'd':
+		cmd.duration_set = true;
+		return parse_double("-d", arg, &duration);
+	case OPT_SCHED:
+		if (parse_double("--sched", arg, &cmd.sched_p) || cmd.sched_p == 0 || cmd.sched_p > 1) {
+			fprintf(stderr, "%s: --sched %s: expected a switch probability in (0, 1]\n",
+				prog, arg);
+			return -1;
+		}
+		return 0;
+	case OPT_STEPS:
+		cmd.max_steps = strtoul(arg, &end, 0);
+		if (*end || !*arg || !cmd.max_steps) {
+			fprintf(stderr, "%s: --steps %s: expected a positive step count\n", prog, arg);
+			return -1;
+		}
+		return 0;
+	case OPT_YIELD:
+		if (parse_double("--yield", arg, &cmd.yield_p) || cmd.yield_p > 1) {
+			fprintf(stderr, "%s: --yield %s: expected a probability 0..1\n", prog, arg);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
 }
 
 /* What the progress tick reads (the main thread only). */
@@ -174,139 +251,56 @@ static void tick(void)
 
 int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "readers", required_argument, NULL, 'r' },
-		{ "writers", required_argument, NULL, 'w' },
-		{ "role", required_argument, NULL, 'R' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "fault", required_argument, NULL, 'f' },
-		{ "yield", required_argument, NULL, 'y' },
-		{ "sched", required_argument, NULL, 'S' },
-		{ "steps", required_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static struct ksim_options opts = {
+		.mode = KSIM_RUN_STRESS,
+		.own = stress_options,
+		.set = stress_set,
+		.help = stress_help,
+		.report = report,
 	};
 	static struct ksim_stress_thread threads[KSIM_STRESS_MAX_THREADS];
 	pthread_t tids[KSIM_STRESS_MAX_THREADS];
-	double fault_p = 0, yield_p = 0, sched_p = 0, t0, elapsed;
-	const char *fault_spec = NULL;
-	struct ksim_fault_config fault_cfg = { 0 };
-	unsigned long max_steps = 0;
-	bool duration_set = false;
+	double fault_p, yield_p, sched_p, t0, elapsed;
 	unsigned long ops[KSIM_STRESS_MAX_ROLES] = { 0 }, checks = 0, problems, leaked;
-	int c, nr = 0, nr_roles = 0;
-	char *eq;
-	uint64_t seed = 0;
+	int nr = 0, nr_roles = 0, status;
+	char num[64];
+	uint64_t seed;
 
 	prog = argv[0];
 	while (nr_roles < KSIM_STRESS_MAX_ROLES && s->roles[nr_roles].name) {
 		nr_threads[nr_roles] = s->roles[nr_roles].nr;
 		nr_roles++;
 	}
-	while ((c = getopt_long(argc, argv, "r:w:d:s:vqh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-		case 'w':
-			if (parse_count(c == 'r' ? "-r" : "-w", optarg, &nr_threads[c == 'r' ? 0 : 1]))
-				return 2;
-			break;
-		case 'R':
-			eq = strchr(optarg, '=');
-			if (eq) {
-				int r;
-
-				for (r = 0; r < nr_roles; r++)
-					if (!strncmp(s->roles[r].name, optarg, eq - optarg) &&
-					    !s->roles[r].name[eq - optarg])
-						break;
-				if (r < nr_roles) {
-					if (parse_count("--role", eq + 1, &nr_threads[r]))
-						return 2;
-					break;
-				}
-			}
-			fprintf(stderr, "%s: --role %s: expected NAME=N with a role of this program (try --help)\n",
-				prog, optarg);
-			return 2;
-		case 'd':
-			if (parse_double("-d", optarg, &duration))
-				return 2;
-			duration_set = true;
-			break;
-		case 'S':
-			if (parse_double("--sched", optarg, &sched_p) || sched_p == 0 || sched_p > 1) {
-				fprintf(stderr, "%s: --sched %s: expected a switch probability in (0, 1]\n",
-					prog, optarg);
-				return 2;
-			}
-			break;
-		case 'n': {
-			char *end;
-
-			max_steps = strtoul(optarg, &end, 0);
-			if (*end || !*optarg || !max_steps) {
-				fprintf(stderr, "%s: --steps %s: expected a positive step count\n", prog, optarg);
-				return 2;
-			}
-			break;
-		}
-		case 's':
-			if (ksim_parse_seed(prog, optarg))
-				return 2;
-			break;
-		case 'f':
-			/* A bare probability (allocations), or a spec in the engine's grammar. */
-			if (strchr(optarg, '=')) {
-				fault_spec = optarg;
-				break;
-			}
-			if (parse_double("--fault", optarg, &fault_p) || fault_p > 1) {
-				fprintf(stderr, "%s: --fault %s: expected a probability 0..1 or a spec (key=value,...)\n",
-					prog, optarg);
-				return 2;
-			}
-			break;
-		case 'y':
-			if (parse_double("--yield", optarg, &yield_p) || yield_p > 1) {
-				fprintf(stderr, "%s: --yield %s: expected a probability 0..1\n", prog, optarg);
-				return 2;
-			}
-			break;
-		case 'v':
-			ksim_verbose++;
-			break;
-		case 'q':
-			ksim_verbose = 0;
-			break;
-		case 'h':
-			usage(s, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "%s: bad option (try --help)\n", prog);
-			return 2;
-		}
+	cmd.s = s;
+	cmd.nr_roles = nr_roles;
+	opts.what = s->what;
+	if (!ksim_options_parse(&opts, argc, argv, &status))
+		return status;
+	if (opts.list) {
+		for (int r = 0; r < nr_roles; r++)
+			printf("%s\n", s->roles[r].name);
+		return 0;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
+	if (opts.nr_names) {
+		fprintf(stderr, "%s: -t %s: a stress program has no tests (its roles: --list, --role NAME=N)\n",
+			prog, opts.names[0]);
 		return 2;
 	}
+	yield_p = cmd.yield_p;
+	sched_p = cmd.sched_p;
+	fault_p = opts.fault_spec ? opts.fault.probability : 0;
 	if (sched_p && yield_p) {
 		fprintf(stderr, "%s: --sched and --yield exclude each other (--sched decides every switch)\n",
 			prog);
 		return 2;
 	}
-	if (max_steps && !sched_p) {
+	if (cmd.max_steps && !sched_p) {
 		fprintf(stderr, "%s: --steps needs --sched\n", prog);
 		return 2;
 	}
 	/* A step budget alone bounds a deterministic run: no clock unless asked. */
-	if (max_steps && !duration_set)
+	if (cmd.max_steps && !cmd.duration_set)
 		duration = 0;
-	ksim_seed_default();
-	ksim_init();
 	seed = ksim_seed();
 	if (yield_p)
 		ksim_set_yield(yield_p);
@@ -316,45 +310,34 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		fprintf(stderr, "%s: %d threads: at most %d\n", prog, nr, KSIM_STRESS_MAX_THREADS);
 		return 2;
 	}
-	if (sched_p)
-		snprintf(replay, sizeof(replay), "%s -s %" PRIu64, prog, seed);
-	else
-		snprintf(replay, sizeof(replay), "%s -d %g -s %" PRIu64, prog, duration, seed);
-	for (int r = 0; r < nr_roles; r++) {
-		size_t len = strlen(replay);
-
-		snprintf(replay + len, sizeof(replay) - len, " --role %s=%d", s->roles[r].name, nr_threads[r]);
+	ksim_run_replay(NULL, replay, sizeof(replay));
+	if (!sched_p) {
+		snprintf(num, sizeof(num), "%g", duration);
+		ksim_run_replay_add(replay, sizeof(replay), "-d", num);
 	}
-	if (fault_spec) {
-		/* After -s: a spec without seed= draws from the run's seed. */
-		char err[160];
-		size_t len = strlen(replay);
-
-		if (ksim_fault_parse(fault_spec, &fault_cfg, err, sizeof(err))) {
-			fprintf(stderr, "%s: --fault %s: %s\n", prog, fault_spec, err);
-			return 2;
-		}
-		fault_p = fault_cfg.probability;
-		snprintf(replay + len, sizeof(replay) - len, " --fault %s", fault_spec);
-	} else if (fault_p) {
-		size_t len = strlen(replay);
-
-		fault_cfg = (struct ksim_fault_config){ .probability = fault_p, .seed = seed, .times = -1 };
-		snprintf(replay + len, sizeof(replay) - len, " --fault %g", fault_p);
+	for (int r = 0; r < nr_roles; r++) {
+		snprintf(num, sizeof(num), "%s=%d", s->roles[r].name, nr_threads[r]);
+		ksim_run_replay_add(replay, sizeof(replay), "--role", num);
 	}
 	if (yield_p) {
-		size_t len = strlen(replay);
-
-		snprintf(replay + len, sizeof(replay) - len, " --yield %g", yield_p);
+		snprintf(num, sizeof(num), "%g", yield_p);
+		ksim_run_replay_add(replay, sizeof(replay), "--yield", num);
 	}
 	if (sched_p) {
-		size_t len = strlen(replay);
-
-		snprintf(replay + len, sizeof(replay) - len, " --sched %g", sched_p);
-		printf("# %s: seed %" PRIu64 ", deterministic schedule (the replay command at the end names the step count)\n",
-		       s->name, seed);
+		snprintf(num, sizeof(num), "%g", sched_p);
+		ksim_run_replay_add(replay, sizeof(replay), "--sched", num);
+		/* With --steps the run's length is fixed: the command replays it as is. */
+		if (cmd.max_steps) {
+			snprintf(num, sizeof(num), "%lu", cmd.max_steps);
+			ksim_run_replay_add(replay, sizeof(replay), "--steps", num);
+			printf("# %s: seed %" PRIu64 ", deterministic schedule (replay: %s)\n",
+			       s->name, seed, replay);
+		} else {
+			printf("# %s: seed %" PRIu64 ", deterministic schedule (the replay command at the end names the step count)\n",
+			       s->name, seed);
+		}
 		/* Before setup: RCU then never starts its worker thread. */
-		ksim_sched_enable(seed, sched_p, max_steps, &ksim_stress_stop);
+		ksim_sched_enable(seed, sched_p, cmd.max_steps, &ksim_stress_stop);
 	} else {
 		printf("# %s: seed %" PRIu64 " (replay: %s)\n", s->name, seed, replay);
 	}
@@ -363,8 +346,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	ksim_slab_mark();
 	if (s->setup)
 		s->setup();
-	if (fault_spec || fault_p)
-		ksim_fault_set(&fault_cfg);
+	/* After setup: the program's own state is built without failures. */
+	ksim_run_fault_arm();
 
 	nr = 0;
 	for (int r = 0; r < nr_roles; r++) {
@@ -406,6 +389,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	elapsed = now() - t0;
 	ksim_fault_reset();
+	ksim_run_fault_summary(stdout);
 	for (int i = 0; i < nr; i++) {
 		ops[threads[i].role] += threads[i].ops;
 		checks += threads[i].checks;
@@ -413,9 +397,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 
 	if (s->teardown)
 		s->teardown();
-	rcu_barrier();
-	leaked = ksim_slab_leak_check(stderr);
-	problems = ksim_problem_total();
+	problems = ksim_run_check("the stress teardown", __FILE__, KSIM_RUN_ALWAYS_WALK, &leaked);
 
 	printf("SUMMARY prog=%s seed=%" PRIu64 " seconds=%.1f sanitizer=%s", s->name, seed, elapsed,
 	       sanitizer());
@@ -426,13 +408,14 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	       checks, failures, problems, leaked, fault_p, yield_p);
 	if (sched_p) {
 		unsigned long stop, steps = ksim_sched_steps(&stop);
-		size_t len = strlen(replay);
 
 		printf(" sched=%g steps=%lu", sched_p, steps);
 		/* The step at which the run stopped makes the replay exact; a run
 		 * that stopped on a failure never reaches its step count. */
-		snprintf(replay + len, sizeof(replay) - len, " --steps %lu",
-			 stop ? stop : steps + 1);
+		if (!cmd.max_steps) {
+			snprintf(num, sizeof(num), "%lu", stop ? stop : steps + 1);
+			ksim_run_replay_add(replay, sizeof(replay), "--steps", num);
+		}
 	}
 	printf(" result=%s\n", failures || problems ? "FAIL" : "PASS");
 	if (failures || problems)

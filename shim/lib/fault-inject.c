@@ -46,6 +46,8 @@ static bool tracking;
 static struct site *export_table[SITE_BUCKETS];	/* KSIM_FAULT_SITES_FILE */
 static const char *export_path;
 static bool exporting;
+static unsigned long record_n;
+static uint64_t record_digest = 0xcbf29ce484222325ULL;
 
 static unsigned int site_hash(const char *func, const char *file, int line)
 {
@@ -117,6 +119,8 @@ void ksim_fault_set(const struct ksim_fault_config *c)
 {
 	pthread_mutex_lock(&fault_lock);
 	cfg = *c;
+	if (cfg.seed_from_run)
+		cfg.seed = ksim_seed();
 	if (cfg.times == 0)
 		cfg.times = cfg.nth ? 1 : -1;
 	if (!cfg.classes)
@@ -205,6 +209,9 @@ static bool should_fail(const char *func, const char *file, int line,
 			s->failed++;
 			if (x)
 				x->failed++;
+			record_n++;
+			record_digest = (record_digest ^ calls) * 0x100000001b3ULL;
+			record_digest = (record_digest ^ (unsigned int)line) * 0x100000001b3ULL;
 		}
 	}
 	pthread_mutex_unlock(&fault_lock);
@@ -250,6 +257,26 @@ unsigned long ksim_fault_failures(void)
 bool ksim_fault_armed(void)
 {
 	return armed;
+}
+
+unsigned long ksim_fault_record(uint64_t *digest)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&fault_lock);
+	n = record_n;
+	if (digest)
+		*digest = record_digest;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
+}
+
+void ksim_fault_record_reset(void)
+{
+	pthread_mutex_lock(&fault_lock);
+	record_n = 0;
+	record_digest = 0xcbf29ce484222325ULL;
+	pthread_mutex_unlock(&fault_lock);
 }
 
 static unsigned int count_sites(bool failed_only)
@@ -393,7 +420,19 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->seed = ksim_seed();
+	c->seed_from_run = true;
+	/* A bare probability: the stress programs' historical "--fault 0.01". */
+	if (*spec && !strpbrk(spec, "=,")) {
+		char *end;
+
+		c->probability = strtod(spec, &end);
+		free(dup);
+		if (*end || !(c->probability >= 0 && c->probability <= 1)) {
+			snprintf(err, errlen, "'%s': expected a probability in [0, 1] or key=value,... (keys: nth, p, times, seed, sites, nowait, class)", spec);
+			return -1;
+		}
+		return 0;
+	}
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '='), *end;
 		const char *val;
@@ -429,6 +468,7 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 			c->times = strtol(val, &end, 0);
 		} else if (!strcmp(tok, "seed")) {
 			c->seed = strtoull(val, &end, 0);
+			c->seed_from_run = false;
 		} else if (!strcmp(tok, "nowait")) {
 			c->nowait_only = strtol(val, &end, 0) != 0;
 		} else if (!strcmp(tok, "class")) {

@@ -10,6 +10,7 @@
 #include <linux/lockdep.h>
 #include <ksim/task.h>
 #include <ksim/ksim.h>
+#include <ksim/yield.h>
 
 struct lockdep_map rcu_callback_map = { .name = "rcu_callback" };
 struct lockdep_map rcu_lock_map = { .name = "rcu_read_lock" };

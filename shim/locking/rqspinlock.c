@@ -44,6 +44,7 @@
 #include <ksim/ksim.h>
 #include <ksim/sched.h>
 #include <ksim/task.h>
+#include <ksim/yield.h>
 
 unsigned long long ksim_rqspinlock_timeout_ns = RES_DEF_TIMEOUT;
 

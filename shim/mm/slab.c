@@ -59,9 +59,11 @@
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include <ksim/fault.h>
+#include <ksim/rcu.h>
 #include <ksim/ksim.h>
 #include <ksim/slab.h>
 #include <ksim/task.h>
+#include <ksim/yield.h>
 
 #define PAGE_SIZE_KSIM	4096UL
 
@@ -688,6 +690,13 @@ void kvfree(const void *p)
 	else
 		kfree(p);
 }
+
+/* kvfree_rcu() objects come back here after their grace period (rcu/tree.c). */
+static void slab_init(void)
+{
+	ksim_rcu_set_kvfree(kvfree);
+}
+ksim_initcall(slab_init, KSIM_INIT_MM);
 
 /* ---- kmem_cache ---- */
 

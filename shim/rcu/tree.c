@@ -64,6 +64,7 @@
 #include <linux/slab.h>
 #include <ksim/rcu.h>
 #include <ksim/sched.h>
+#include <ksim/yield.h>
 
 #ifdef KSIM_TSAN
 void __tsan_acquire(void *addr);
@@ -259,6 +260,18 @@ static bool worker_running, worker_stop;
 static bool cb_inline;
 static pthread_t worker;
 
+/*
+ * kfree_rcu()/kvfree_rcu() queue the object's offset instead of a function
+ * (as the kernel's kvfree_call_rcu() does); the slab registers the function
+ * that frees it at init (mm/slab.c), so RCU calls nothing in the slab.
+ */
+static void (*kvfree_fn)(const void *);
+
+void ksim_rcu_set_kvfree(void (*fn)(const void *))
+{
+	kvfree_fn = fn;
+}
+
 static void invoke_batch(struct ksim_rcu_batch *b)
 {
 	struct ksim_task *t = ksim_task();
@@ -270,7 +283,7 @@ static void invoke_batch(struct ksim_rcu_batch *b)
 		unsigned long offset = (unsigned long)b->cbs[i].func;
 
 		if (__is_kvfree_rcu_offset(offset))
-			kvfree((char *)head - offset);
+			kvfree_fn((char *)head - offset);
 		else
 			b->cbs[i].func(head);
 	}
@@ -356,6 +369,8 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 
 void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr)
 {
+	if (!kvfree_fn)
+		ksim_bug(__FILE__, __LINE__, "kvfree_rcu() before ksim_init() (no slab registered)");
 	enqueue(head, (rcu_callback_t)(unsigned long)((char *)head - (char *)ptr));
 }
 
@@ -475,4 +490,7 @@ void rcu_init(void)
 {
 	/* The main thread is a reader from the start, as every kernel thread is. */
 	ensure_registered(ksim_task());
+	/* Under deterministic scheduling callbacks run at clean yield points. */
+	ksim_sched_set_clean_point_hook(ksim_rcu_sched_poll);
 }
+ksim_initcall(rcu_init, KSIM_INIT_RCU);

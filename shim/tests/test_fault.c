@@ -63,16 +63,17 @@ KSIM_TEST(parse_good_spec)
 	KSIM_EXPECT_EQ(cfg.nth, 3);
 	KSIM_EXPECT(cfg.probability == 0.25);
 	KSIM_EXPECT_EQ(cfg.seed, 7);
+	KSIM_EXPECT(!cfg.seed_from_run);
 	KSIM_EXPECT_EQ(cfg.times, 2);
 	KSIM_EXPECT(cfg.nowait_only);
 	KSIM_EXPECT_EQ(cfg.nr_sites, 2);
 	KSIM_EXPECT(!strcmp(cfg.sites[0], "alpha"));
 	KSIM_EXPECT(!strcmp(cfg.sites[1], "beta"));
 
-	/* defaults: seed from the run, nothing else set */
+	/* defaults: seed from the run (taken when armed), nothing else set */
 	KSIM_EXPECT_EQ(ksim_fault_parse("p=0.01", &cfg, err, sizeof(err)), 0);
 	KSIM_EXPECT(cfg.probability == 0.01);
-	KSIM_EXPECT_EQ(cfg.seed, ksim_seed());
+	KSIM_EXPECT(cfg.seed_from_run);
 	KSIM_EXPECT_EQ(cfg.nth, 0);
 	KSIM_EXPECT_EQ(cfg.times, 0);
 	KSIM_EXPECT(!cfg.nowait_only);
@@ -85,6 +86,58 @@ KSIM_TEST(parse_good_spec)
 	KSIM_EXPECT_EQ(ksim_fault_parse("p=1", &cfg, err, sizeof(err)), 0);
 	KSIM_EXPECT_EQ(ksim_fault_parse("seed=0x10", &cfg, err, sizeof(err)), 0);
 	KSIM_EXPECT_EQ(cfg.seed, 16);
+	KSIM_EXPECT(!cfg.seed_from_run);
+	/* a bare probability is p= */
+	KSIM_EXPECT_EQ(ksim_fault_parse("0.25", &cfg, err, sizeof(err)), 0);
+	KSIM_EXPECT(cfg.probability == 0.25 && cfg.seed_from_run && !cfg.nth);
+	KSIM_EXPECT_EQ(ksim_fault_parse("1.5", &cfg, err, sizeof(err)), -1);
+}
+
+/* The seed is taken when the engine is armed, from the run's seed at that time. */
+KSIM_TEST(seed_resolved_when_armed)
+{
+	struct ksim_fault_config cfg;
+	uint64_t run_seed = ksim_seed();
+	unsigned long a, b, c;
+	char err[160];
+
+	KSIM_ASSERT(!ksim_fault_parse("p=0.5", &cfg, err, sizeof(err)));
+	ksim_set_seed(1);
+	ksim_fault_set(&cfg);
+	a = alloc_pattern(64, GFP_KERNEL);
+	ksim_set_seed(2);
+	ksim_fault_set(&cfg);
+	b = alloc_pattern(64, GFP_KERNEL);
+	ksim_set_seed(1);
+	ksim_fault_set(&cfg);
+	c = alloc_pattern(64, GFP_KERNEL);
+	ksim_fault_reset();
+	ksim_set_seed(run_seed);
+	KSIM_EXPECT(a != b, "seeds 1 and 2 give the same pattern %#lx", a);
+	KSIM_EXPECT_EQ(a, c);
+}
+
+/* The injection record counts and hashes every injection until reset. */
+KSIM_TEST(injection_record)
+{
+	struct ksim_fault_config cfg = { .nth = 2, .times = 2 };
+	uint64_t d1, d2, d3;
+
+	ksim_fault_record_reset();
+	KSIM_EXPECT_EQ(ksim_fault_record(&d1), 0);
+	ksim_fault_set(&cfg);
+	alloc_pattern(8, GFP_KERNEL);
+	ksim_fault_reset();	/* the record survives disarming */
+	KSIM_EXPECT_EQ(ksim_fault_record(&d2), 2);
+	KSIM_EXPECT(d1 != d2);
+	cfg.nth = 3;
+	ksim_fault_record_reset();
+	ksim_fault_set(&cfg);
+	alloc_pattern(8, GFP_KERNEL);
+	ksim_fault_reset();
+	KSIM_EXPECT_EQ(ksim_fault_record(&d3), 2);
+	KSIM_EXPECT(d3 != d2, "other allocations, same digest");
+	ksim_fault_record_reset();
 }
 
 /* Each bad spec is rejected with a message naming the problem. */

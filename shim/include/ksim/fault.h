@@ -27,9 +27,11 @@
  * It counts, per site, how often it was reached and how often it failed;
  * ksim_fault_report() prints that table with each site's class.
  *
- * Configuration: the API below, or the environment variable KSIM_FAULT with
- * the same keys, comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node"
- * (read by ksim_init(); tests start from it and may override it).
+ * Configuration: the API below, or the run's --fault SPEC (ksim/run.h),
+ * whose default is the environment variable KSIM_FAULT with the same keys,
+ * comma-separated: KSIM_FAULT="p=0.02,seed=7,sites=kmalloc_node".  The run
+ * convention reads it once and arms it around every test, after a stress
+ * program's setup, and in every op of a fuzz replay; tests may override it.
  */
 #ifndef _KSIM_FAULT_H
 #define _KSIM_FAULT_H
@@ -50,6 +52,8 @@ struct ksim_fault_config {
 	double probability;		/* 0: off */
 	long times;			/* max failures; -1 unlimited; 0: default */
 	uint64_t seed;
+	/* No seed= in the spec: take the run's seed (ksim_seed()) when armed. */
+	bool seed_from_run;
 	bool nowait_only;		/* only allocations that cannot sleep */
 	unsigned int classes;		/* KSIM_FAULT_*; 0: KSIM_FAULT_ALLOC */
 	int nr_sites;
@@ -65,11 +69,17 @@ struct ksim_fault_site_stats {
 	unsigned int cls;		/* KSIM_FAULT_ALLOC or KSIM_FAULT_LOCK */
 };
 
-/* Arm the engine (replaces the previous configuration, zeroes counters). */
+/*
+ * Arm the engine (replaces the previous configuration, zeroes counters).
+ * A config with seed_from_run takes the run's seed now, so the order in
+ * which a command line sets --seed and --fault does not matter.
+ */
 void ksim_fault_set(const struct ksim_fault_config *cfg);
 /*
  * Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1,class=lock"; -1 on
- * bad input.  class= takes alloc, lock, all or alloc+lock.
+ * bad input.  class= takes alloc, lock, all or alloc+lock.  A bare
+ * probability ("0.01") is short for p=0.01.  Without seed= the config
+ * draws from the run's seed (seed_from_run).
  */
 int ksim_fault_parse(const char *spec, struct ksim_fault_config *cfg, char *err, size_t errlen);
 /* Disarm and clear counters and the site table. */
@@ -102,6 +112,14 @@ bool ksim_fault_armed(void);
 unsigned int ksim_fault_sites_reached(void);
 unsigned int ksim_fault_sites_failed(void);
 void ksim_fault_report(FILE *out);
+/*
+ * The injections since ksim_fault_record_reset(), across arms: how many,
+ * and a hash of where (each one's eligible-call number and site line).  Two
+ * runs that inject at the same allocations have the same digest; the run
+ * convention prints it (ksim/run.h) so a replay can be compared.
+ */
+unsigned long ksim_fault_record(uint64_t *digest);
+void ksim_fault_record_reset(void);
 /* Snapshot of the site table; returns the number of sites (<= max). */
 unsigned int ksim_fault_sites(struct ksim_fault_site_stats *out, unsigned int max);
 

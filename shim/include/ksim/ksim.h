@@ -71,39 +71,44 @@ uint64_t ksim_rng_next(struct ksim_rng *rng);
 /* Uniform in [0, bound). */
 uint64_t ksim_rng_below(struct ksim_rng *rng, uint64_t bound);
 
-/* The run's seed: set from --seed / KSIM_SEED, printed by every test binary. */
+/*
+ * The run's seed: set from --seed / KSIM_SEED by the run convention
+ * (ksim/run.h), printed by every test binary.  ksim_init() reads KSIM_SEED
+ * when nothing set it (programs without the run convention).
+ */
 uint64_t ksim_seed(void);
 void ksim_set_seed(uint64_t seed);
-/* --seed ARG: set the run's seed, or print "PROG: --seed ARG: not a number" and return -1. */
-int ksim_parse_seed(const char *prog, const char *arg);
-/* No --seed and no KSIM_SEED: a fresh seed from the clock (ksim_init() reads KSIM_SEED). */
-void ksim_seed_default(void);
 
 /*
- * Debug-yield points: the shim calls ksim_yield_point() where kernel code
- * synchronizes (lock acquire/release, rcu_read_lock/unlock, slab alloc/free,
- * call_rcu).  With a probability set (stress --yield P, or KSIM_YIELD=P) the
- * calling thread yields the CPU there, widening race windows.  Off: one
- * predictable branch.
+ * Process-wide init (idempotent): the base's environment knobs (KSIM_VERBOSE,
+ * KSIM_SEED), then every registered initcall in level order.  The base calls
+ * nothing above it: subsystems register their own init, as the kernel's
+ * initcalls do, from the object file that implements them (so a program
+ * that does not link a subsystem does not initialize it).
  */
-extern uint32_t ksim_yield_threshold;	/* P * 2^32; 0 = off */
-void __ksim_yield_point(void);
-static inline void ksim_yield_point(void)
-{
-	if (__builtin_expect(ksim_yield_threshold != 0, 0))
-		__ksim_yield_point();
-}
-void ksim_set_yield(double probability);
-/*
- * A test's hook at every yield point (NULL clears it; while set, no yielding):
- * a single-threaded reduction of a race found under --sched runs the other
- * thread's steps from the hook, where the scheduler switched threads.  The
- * hook must guard against re-entry: the steps it runs reach yield points too.
- */
-void ksim_set_yield_hook(void (*hook)(void));
-
-/* Process-wide init (idempotent): RCU, main-thread registration, env knobs. */
 void ksim_init(void);
+
+enum ksim_init_level {
+	KSIM_INIT_SCHED = 10,	/* yield points, the deterministic scheduler */
+	KSIM_INIT_MM = 20,	/* slab */
+	KSIM_INIT_RCU = 30,	/* RCU: the main thread becomes a reader */
+	KSIM_INIT_LATE = 90,
+};
+
+struct ksim_initcall {
+	void (*fn)(void);
+	int level;
+	const char *name;
+	struct ksim_initcall *next;
+};
+/* Called from constructors; after ksim_init() it runs @c at once. */
+void ksim_initcall_register(struct ksim_initcall *c);
+#define ksim_initcall(_fn, _level)						\
+	static struct ksim_initcall __ksim_initcall_##_fn = {			\
+		.fn = _fn, .level = _level, .name = #_fn,			\
+	};									\
+	__attribute__((constructor)) static void __ksim_initcall_reg_##_fn(void) \
+	{ ksim_initcall_register(&__ksim_initcall_##_fn); }
 
 #ifdef __cplusplus
 }

@@ -20,5 +20,7 @@ void ksim_rcu_quiesce(void);
  * Callbacks are then deferred until the next rcu_barrier().
  */
 void ksim_rcu_set_inline_callbacks(bool on);
+/* What frees a kvfree_rcu() object after its grace period (the slab's kvfree). */
+void ksim_rcu_set_kvfree(void (*fn)(const void *));
 
 #endif

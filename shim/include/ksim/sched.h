@@ -32,8 +32,16 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <ksim/yield.h>
 
 #define KSIM_SCHED_MAX_THREADS	64
+
+/*
+ * What runs at a clean yield point (no lock, RCU section or preempt/irq/bh
+ * disable) of the thread holding the baton: RCU registers its callback poll
+ * here at init, so the scheduler calls nothing above it.
+ */
+void ksim_sched_set_clean_point_hook(void (*fn)(void));
 
 /* True from ksim_sched_enable() on (the process stays in this mode). */
 extern bool ksim_sched_enabled;

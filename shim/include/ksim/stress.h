@@ -6,26 +6,33 @@
  * the final state, frees everything and prints one SUMMARY line.
  *
  *   prog [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED]
- *        [--fault P] [--yield P] [-v|-q]
+ *        [--fault SPEC] [--yield P | --sched P [--steps N]] [-v|-q]
+ *
+ * (the run convention of ksim/run.h: --seed, --fault, --list, -v/-q, --help
+ * as in tests; these programs add the rest)
  *
  *   -r/-w     threads per role (the first role is "readers", the second
- *             "writers"; programs with more roles take --role NAME=N)
+ *             "writers"; programs with more roles take --role NAME=N;
+ *             --list prints the roles)
  *   -d        duration in seconds (fractions allowed)
  *   -s        the run's seed; each thread's PRNG is derived from it and the
  *             thread's role and index.  A thread's own choices replay from the
  *             seed; the interleaving of threads does not (it is the point of
- *             a stress run), so a replay reruns the same program, not the
- *             same schedule.
- *   --fault P every allocation fails with probability P (the shim's fault
- *             engine; the seed also seeds it)
+ *             a stress run) unless --sched makes it, so a replay reruns the
+ *             same program, not the same schedule.
+ *   --fault   the fault engine's grammar (ksim/fault.h), armed after
+ *             setup(); a bare P fails every allocation with probability P;
+ *             without seed= the engine draws from the run's seed
  *   --yield P debug-yield: at shim yield points (lock acquire/release,
  *             rcu_read_lock/unlock, slab alloc/free, call_rcu) yield the CPU
  *             with probability P, widening race windows
+ *   --sched P deterministic scheduling (ksim/sched.h)
  *
  * Output: a progress line every few seconds on stderr, then
  *   SUMMARY prog=NAME seed=S seconds=T sanitizer=X <role>_ops_per_s=... checks=N failures=F result=PASS|FAIL
- * Exit status 0 only if no check failed and the shim counted no problem
- * (WARN, lockdep, RCU, leak...).  On failure the replay command is printed.
+ * Exit status 0 only if no check failed and the end-of-run check
+ * (ksim_run_check(): leaks, locks, RCU/preempt state, WARN, lockdep...)
+ * counted no problem.  On failure the replay command is printed.
  */
 #ifndef _KSIM_STRESS_H
 #define _KSIM_STRESS_H
@@ -33,6 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ksim/ksim.h>
+#include <ksim/yield.h>
 
 #define KSIM_STRESS_MAX_ROLES	4
 #define KSIM_STRESS_MAX_THREADS	64
@@ -106,7 +114,11 @@ static inline void ksim_stress_checks(struct ksim_stress_thread *t, unsigned lon
 	__atomic_store_n(&t->checks, t->checks + n, __ATOMIC_RELAXED);
 }
 
-/* A failed check: print it (with the thread and seed), count it, stop the run. */
+/*
+ * A failed check: print it (with the thread), count it, stop the run.  It
+ * goes through the run's failure sink (ksim_fail(), ksim/run.h), so an
+ * oracle shared with tests and fuzz targets reports the same way.
+ */
 void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define KSIM_STRESS_CHECK(t, cond, ...) do {				\

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one test convention for every ksim binary (shim unit tests, maple,
- * mm-sim, qptrie, fuzz replay, stress):
+ * The test runner (shim/ksim/test.c), on the run convention every ksim
+ * binary shares (ksim/run.h: the same options in stress programs and fuzz
+ * replay binaries):
  *
  *   prog --list                 list tests
  *   prog -t NAME [-t NAME2]     run some (shell globs allowed)
@@ -10,11 +11,11 @@
  *   prog -v / -q                verbosity
  *
  * Output is TAP ("ok 3 - name"), exit status non-zero if any test failed.
- * Around every test the harness resets fault injection and problem counts,
- * and afterwards waits for RCU callbacks, then fails the test on: leaked
- * objects, locks still held, an unbalanced RCU read section or preempt
- * count, and any WARN/lockdep/RCU/sleep problem not declared expected.
- * A failing test prints the one-line command that replays it.
+ * Around every test the harness resets problem counts and arms the run's
+ * --fault, and afterwards runs the end-of-run check (ksim_run_check(): RCU
+ * callbacks, leaked objects, locks still held, an unbalanced RCU read
+ * section or preempt count), failing the test on any problem not declared
+ * expected.  A failing test prints the one-line command that replays it.
  */
 #ifndef _KSIM_TEST_H
 #define _KSIM_TEST_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <unistd.h>
 #include <ksim/ksim.h>
+#include <ksim/run.h>
 
 struct ksim_test {
 	const char *name;
@@ -47,7 +49,7 @@ struct ksim_rng *ksim_test_rng(void);
 uint64_t ksim_test_seed(void);
 const char *ksim_test_name(void);
 
-/* Report a failed check: "expected COND[: formatted message]". */
+/* Report a failed check: "expected COND[: formatted message]" (ksim_fail()). */
 void ksim_test_fail(const char *file, int line, const char *cond,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -66,8 +68,8 @@ void ksim_test_fail(const char *file, int line, const char *cond,
 #define KSIM_EXPECT_EQ(a, b) do {					\
 	long long __a = (long long)(a), __b = (long long)(b);		\
 	if (__a != __b)							\
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,		\
-			     "%s == %s: %lld != %lld", #a, #b, __a, __b); \
+		ksim_fail(__FILE__, __LINE__, #a " == " #b,		\
+			  "%lld != %lld", __a, __b);			\
 } while (0)
 
 /*

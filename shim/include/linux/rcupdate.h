@@ -30,6 +30,7 @@
 #include <linux/bug.h>
 #include <asm/barrier.h>
 #include <ksim/task.h>
+#include <ksim/yield.h>
 
 void ksim_rcu_read_lock(int *nesting);
 void ksim_rcu_read_unlock(int *nesting, const char *file, int line);
