@@ -15,6 +15,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
+#include <ksim/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -760,26 +761,63 @@ static bool vma_write_locked(struct vm_area_struct *vma)
 	return READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq);
 }
 
-void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+/*
+ * Wait for the VMA's readers to leave (rcuwait in the kernel); false if they
+ * never do (a test holding a reader on purpose).  Under deterministic
+ * scheduling the baton goes to another thread, which may be the reader.
+ */
+static bool wait_readers_left(struct vm_area_struct *vma)
 {
 	struct timespec t0, t;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_read(&vma->ksim_readers)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 1)
+			return false;
+		if (ksim_sched_current())
+			ksim_sched_block("per-VMA lock readers");
+		else
+			sched_yield();
+	}
+	return true;
+}
+
+void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
 	if (!mmap_write_held(vma->vm_mm))	/* mmap_assert_write_locked() */
 		P(KSIM_P_LOCKDEP, "vma_start_write() without the mmap write lock");
 	if (vma_write_locked(vma))
 		return;
 	/* exclude readers: wait for the ones inside to leave */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (atomic_read(&vma->ksim_readers)) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 1) {
-			P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
-			  vma->vm_start, vma->vm_end);
-			break;
-		}
-		sched_yield();
-	}
+	if (!wait_readers_left(vma))
+		P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
+		  vma->vm_start, vma->vm_end);
 	WRITE_ONCE(vma->vm_lock_seq, vma->vm_mm->mm_lock_seq);
+}
+
+/*
+ * 7.x's vm_refcnt, emulated: a reader takes its reference only while the VMA
+ * is attached (__refcount_inc_not_zero_limited_acquire() on a refcount
+ * that is 0 when detached), so the check and the increment are one step
+ * under this lock; the attach state changes under it too.  A reader that
+ * took a reference just before the writer's vma_start_write() set
+ * vm_lock_seq backs off on its recheck; vma_mark_detached() waits for such
+ * readers, as __vma_exclude_readers_for_detach() does.  The lock lives
+ * outside the VMA: a VMA's memory is reused at once (SLAB_TYPESAFE_BY_RCU).
+ */
+static pthread_mutex_t vma_ref_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ksim_vma_set_attached(struct vm_area_struct *vma, bool attached, KSIM_SITE_ARGS)
+{
+#if KSIM_HAVE_MM_VMA_INIT_C
+	pthread_mutex_lock(&vma_ref_lock);
+	vma->ksim_attached = attached;
+	pthread_mutex_unlock(&vma_ref_lock);
+	if (!attached && !wait_readers_left(vma))
+		P(KSIM_P_LOCKDEP, "vma_mark_detached(): VMA [%lx, %lx) readers never left",
+		  vma->vm_start, vma->vm_end);
+#endif
 }
 
 void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
@@ -877,13 +915,73 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 		up_write(&mm->mmap_lock);
 }
 
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C
 /*
- * lock_vma_under_rcu() (mm/mmap_lock.c), emulated: find the VMA under RCU,
- * take a reader reference unless it is write-locked, recheck it is still
- * the VMA at @addr.  NULL: the caller falls back to the mmap lock.
+ * 7.x vma_start_read() (mm/mmap_lock.c, static there), emulated: called
+ * under RCU, which it drops on failure; the kernel's lock_vma_under_rcu()
+ * (extracted) does the rest: retry on -EAGAIN, the address recheck.
+ */
+struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	bool attached;
+
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
+		vma = NULL;
+		goto err;
+	}
+	pthread_mutex_lock(&vma_ref_lock);
+	attached = READ_ONCE(vma->ksim_attached);
+	if (attached)
+		atomic_inc(&vma->ksim_readers);
+	pthread_mutex_unlock(&vma_ref_lock);
+	if (!attached) {
+		vma = ERR_PTR(-EAGAIN);	/* detached from under us */
+		goto err;
+	}
+	smp_mb();
+	/* reused for another mm, or write-locked since the first check */
+	if (READ_ONCE(vma->vm_mm) != mm ||
+	    READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
+		atomic_dec(&vma->ksim_readers);
+		vma = NULL;
+		goto err;
+	}
+	return vma;
+err:
+	rcu_read_unlock();
+	return vma;
+}
+#elif KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+/*
+ * 6.12 vma_start_read() (include/linux/mm.h), emulated: the read side of
+ * vma->vm_lock; the VMA itself stays allocated until a grace period after
+ * vm_area_free() (call_rcu()), the caller checks vma->detached.
+ */
+bool ksim_vma_start_read(struct vm_area_struct *vma)
+{
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
+		return false;
+	atomic_inc(&vma->ksim_readers);
+	smp_mb();
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq)) {
+		atomic_dec(&vma->ksim_readers);
+		return false;
+	}
+	return true;
+}
+#endif
+
+/*
+ * lock_vma_under_rcu(): the tree's own (extracted) where the probe found
+ * it; otherwise an emulation: find the VMA under RCU, take a reader
+ * reference unless it is write-locked, recheck it is still the VMA at
+ * @addr.  NULL: the caller falls back to the mmap lock.
  */
 struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C || KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+	return lock_vma_under_rcu(mm, addr);
+#else
 	struct vm_area_struct *vma;
 	MA_STATE(mas, &mm->mm_mt, addr, addr);
 
@@ -903,6 +1001,7 @@ struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned lo
 fail:
 	rcu_read_unlock();
 	return NULL;
+#endif
 }
 
 void ksim_vma_end_read(struct vm_area_struct *vma)

@@ -6,6 +6,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/query.h>
+#include <mm_sim/sim.h>
 
 static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info *out)
 {
@@ -46,6 +47,21 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 		ksim_vma_info_fill(vma, out);
 	mmap_read_unlock(mm);
 	return vma != NULL;
+}
+
+bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out)
+{
+#if KSIM_HAVE_PER_VMA_LOCK
+	struct vm_area_struct *vma = ksim_lock_vma_under_rcu(mm, addr);
+
+	if (!vma)
+		return false;
+	ksim_vma_info_fill(vma, out);
+	ksim_vma_end_read(vma);
+	return true;
+#else
+	return false;
+#endif
 }
 
 long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,

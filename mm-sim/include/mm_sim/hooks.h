@@ -118,6 +118,26 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 #define mmap_write_unlock(mm)		ksim_mmap_write_unlock(mm, false, KSIM_SITE)
 #define mmap_write_downgrade(mm)	ksim_mmap_write_unlock(mm, true, KSIM_SITE)
 #define vma_end_write_all(mm)		do { } while (0)	/* in ksim_mmap_write_unlock() */
+/*
+ * The reader side, in the shape the tree's own lock_vma_under_rcu() calls
+ * it (extracted verbatim from mm/memory.c or mm/mmap_lock.c,
+ * extract/functions.txt): 6.12 vma_start_read(vma) -> bool, then it checks
+ * vma->detached itself; 7.x vma_start_read(mm, vma) -> the VMA, NULL, or
+ * ERR_PTR(-EAGAIN) when it was detached, dropping the RCU lock on failure.
+ */
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C
+struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma);
+#define vma_start_read(mm, v)		ksim_vma_start_read(mm, v)
+#elif KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+bool ksim_vma_start_read(struct vm_area_struct *vma);
+#define vma_start_read(v)		ksim_vma_start_read(v)
+#endif
+void ksim_vma_end_read(struct vm_area_struct *vma);
+#define vma_end_read(v)			ksim_vma_end_read(v)
+#define count_vm_vma_lock_event(e)	do { } while (0)
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long address);
+/* 7.x: attach and detach under the lock readers take their reference with */
+void ksim_vma_set_attached(struct vm_area_struct *vma, bool attached, KSIM_SITE_ARGS);
 #endif
 
 #endif

@@ -487,6 +487,13 @@ static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
 #include <mm_sim/hooks.h>
 #if KSIM_HAVE_PER_VMA_LOCK
 /*
+ * What CONFIG_PER_VMA_LOCK switches in the kernel text mm-sim compiles:
+ * 6.12's vm_area_free() frees through call_rcu() (lockless readers may
+ * still look at the VMA), 7.x's check_anon_vma_clone() checks the attach
+ * state.  (7.x's vm_area_cachep is SLAB_TYPESAFE_BY_RCU on every config.)
+ */
+#define CONFIG_PER_VMA_LOCK 1
+/*
  * kernel/fork.c's vma_lock_alloc()/vma_lock_free() (6.12: the lock is a
  * separate object from its own cache, so an allocation that can fail);
  * trees with vm_refcnt call vma_lock_init() instead.
@@ -523,6 +530,19 @@ static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
 static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
 static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->ksim_attached); }
+#if KSIM_HAVE_PER_VMA_LOCK
+/* as vm_refcnt: readers take a reference only while attached; detach waits for them */
+#define vma_mark_attached(v)	do {					\
+	vma_assert_write_locked(v);					\
+	vma_assert_detached(v);						\
+	ksim_vma_set_attached(v, true, KSIM_SITE);			\
+} while (0)
+#define vma_mark_detached(v)	do {					\
+	vma_assert_write_locked(v);					\
+	vma_assert_attached(v);						\
+	ksim_vma_set_attached(v, false, KSIM_SITE);			\
+} while (0)
+#else
 static inline void vma_mark_attached(struct vm_area_struct *vma)
 {
 	vma_assert_write_locked(vma);
@@ -535,6 +555,7 @@ static inline void vma_mark_detached(struct vm_area_struct *vma)
 	vma_assert_attached(vma);
 	vma->ksim_attached = false;
 }
+#endif
 #undef vma_assert_can_modify	/* include/linux/mmap_lock.h: only attached VMAs */
 #define vma_assert_can_modify(v)	do {			\
 	if (vma_is_attached(v))					\

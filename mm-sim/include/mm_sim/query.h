@@ -42,6 +42,15 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
 		      void *arg);
 
+/*
+ * A page fault's lockless lookup: lock_vma_under_rcu() (the tree's own
+ * where extracted, mm-sim/README.md "Per-VMA locks"), copy the VMA while
+ * its per-VMA read lock is held, vma_end_read().  Returns false where the
+ * kernel would fall back to the mmap lock (no VMA at @addr, or the VMA is
+ * being changed) and on trees without per-VMA locks; no mmap lock taken.
+ */
+bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out);
+
 /* The fake pfn mapped at @addr, 0 if no page is mapped there. */
 unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr);
 /*
