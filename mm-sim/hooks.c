@@ -808,6 +808,15 @@ void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
  */
 static pthread_mutex_t vma_ref_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Test-only mutant (-DKSIM_MUTANT_VMA_READ_NO_RECHECK=1): vma_start_read()
+ * does not recheck vm_lock_seq after taking its reference, so a reader can
+ * hold a VMA a writer write-locked in between (mm-sim/README.md, mutants).
+ */
+#ifndef KSIM_MUTANT_VMA_READ_NO_RECHECK
+#define KSIM_MUTANT_VMA_READ_NO_RECHECK 0
+#endif
+
 void ksim_vma_set_attached(struct vm_area_struct *vma, bool attached, KSIM_SITE_ARGS)
 {
 #if KSIM_HAVE_MM_VMA_INIT_C
@@ -925,10 +934,13 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 {
 	bool attached;
 
+	/* a reader may be preempted between its walk, the check and the reference (PREEMPT_RCU) */
+	ksim_yield_point();
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
 		vma = NULL;
 		goto err;
 	}
+	ksim_yield_point();
 	pthread_mutex_lock(&vma_ref_lock);
 	attached = READ_ONCE(vma->ksim_attached);
 	if (attached)
@@ -941,7 +953,8 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	smp_mb();
 	/* reused for another mm, or write-locked since the first check */
 	if (READ_ONCE(vma->vm_mm) != mm ||
-	    READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
+	    (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
+	     READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))) {
 		atomic_dec(&vma->ksim_readers);
 		vma = NULL;
 		goto err;
@@ -959,11 +972,14 @@ err:
  */
 bool ksim_vma_start_read(struct vm_area_struct *vma)
 {
+	ksim_yield_point();	/* preemptible between the walk, the check and the lock (PREEMPT_RCU) */
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
 		return false;
+	ksim_yield_point();
 	atomic_inc(&vma->ksim_readers);
 	smp_mb();
-	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq)) {
+	if (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
+	    READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq)) {
 		atomic_dec(&vma->ksim_readers);
 		return false;
 	}

@@ -78,6 +78,7 @@ struct slot {
 	pthread_rwlock_t lock;		/* mm lifetime (mmget/mmput stand-in) */
 	struct mm_struct *mm;		/* written under lock (write) by the owner */
 	unsigned long seq;		/* odd while the owner changes the process */
+	unsigned long busy[2];		/* the range the op in flight works on (a hint) */
 	/* the model: flags (0 = unmapped) and pgoff per page, atomics */
 	unsigned long flags[NPAGES], pgoff[NPAGES];
 	struct snap hist[HIST];
@@ -223,6 +224,8 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 		pthread_rwlock_unlock(&s->lock);
 		return;
 	}
+	__atomic_store_n(&s->busy[0], addr, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->busy[1], end, __ATOMIC_RELAXED);
 	seq_begin(s);
 	if (op < 5) {		/* mmap */
 		unsigned long f = (ksim_rng_below(rng, 4) ? KSIM_VM_READ : 0) |
@@ -525,12 +528,33 @@ static void reader(struct ksim_stress_thread *t)
 		struct slot *s = &o->slots[ksim_rng_below(&t->rng, SLOTS)];
 		unsigned long addr = win_base[ksim_rng_below(&t->rng, NWIN)] +
 				     ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+		unsigned int how = ksim_rng_below(&t->rng, 4);
+
+		/*
+		 * Half the lockless lookups go where an owner is working right now:
+		 * a slot in an op, just outside the op's range, where a split
+		 * shrinks the VMA the reader may have found away from its address
+		 * (inside the range the VMA keeps the address or is detached).
+		 */
+		if (how >= 2 && ksim_rng_below(&t->rng, 2)) {
+			for (int k = 0; k < nr_owners * SLOTS; k++) {
+				struct slot *b = &owners[k / SLOTS].slots[k % SLOTS];
+				unsigned long off = (1 + ksim_rng_below(&t->rng, 8)) * PG;
+				unsigned long a = ksim_rng_below(&t->rng, 2) ?
+					__atomic_load_n(&b->busy[0], __ATOMIC_RELAXED) - off :
+					__atomic_load_n(&b->busy[1], __ATOMIC_RELAXED) + off - PG;
+
+				if ((__atomic_load_n(&b->seq, __ATOMIC_RELAXED) & 1) && page_index(a) >= 0) {
+					s = b;
+					addr = a;
+					break;
+				}
+			}
+		}
 		unsigned long s1, s2, mf, mp, mf2 = 0;
 		struct ksim_vma_info vi;
 		bool found;
 		long i = page_index(addr), j = -1;
-
-		unsigned int how = ksim_rng_below(&t->rng, 4);
 
 		ksim_sched_rdlock(&s->lock, "a process slot");
 		if (!s->mm) {
@@ -541,7 +565,7 @@ static void reader(struct ksim_stress_thread *t)
 			bool ok;
 
 			/* faults hit mapped pages: prefer one the model has mapped */
-			for (int k = 0; k < 8 && !ld(&s->flags[i]); k++) {
+			for (int k = 0; k < 8 && !ld(&s->flags[i]) && !(ld(&s->seq) & 1); k++) {
 				addr = win_base[ksim_rng_below(&t->rng, NWIN)] +
 				       ksim_rng_below(&t->rng, WIN_PAGES) * PG;
 				i = page_index(addr);
