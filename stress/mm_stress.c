@@ -18,11 +18,13 @@
  *     seqlock-style (the owner bumps the slot's sequence to odd before an
  *     op and to even after the op and its model update), so a lookup
  *     bracketed by the same even sequence saw the state the model holds;
- *   - walk mm->mm_mt without the mmap lock under rcu_read_lock() (as the
- *     kernel's lockless VMA lookup does before taking a per-VMA lock), and
+ *   - walk mm->mm_mt without the mmap lock under rcu_read_lock(), and
  *     check only the entries' ranges: ordered, page aligned, inside the
- *     address windows, entries non-NULL.  They never dereference a VMA:
- *     mm-sim frees VMAs at once, not after RCU (see README.md).
+ *     address windows, entries non-NULL;
+ *   - where the tree has per-VMA locks, look a VMA up as a page fault does,
+ *     with the tree's lock_vma_under_rcu() and no mmap lock, and check it
+ *     against the owner's versioned history (publish(), check_locked()):
+ *     it must be a VMA that existed at that address during the read.
  *
  * A slot's mm pointer is protected by a per-slot rwlock standing in for
  * mmget_not_zero()/mmput(): readers hold it for reading while they use

@@ -34,9 +34,10 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 /*
  * A lockless walk of mm->mm_mt under rcu_read_lock() (mas_find), as the
  * kernel's RCU readers do before taking a per-VMA lock: the entries' ranges
- * and pointers only, never the VMA memory (mm-sim frees VMAs at once, see
- * stress/README.md).  Calls @fn for every entry; returns the entries seen,
- * or -1 if the walk saw ranges out of order or overlapping (a torn tree).
+ * and pointers only, never the VMA memory (ksim_mm_lock_vma() is the
+ * lookup that may look at a VMA: it holds the per-VMA read lock).  Calls
+ * @fn for every entry; returns the entries seen, or -1 if the walk saw
+ * ranges out of order or overlapping (a torn tree).
  */
 long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
 		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
