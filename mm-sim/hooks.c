@@ -917,6 +917,8 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 			vma->ksim_shadow = h;
 		}
 	}
+	/* mm_lock_seqcount_end(): even again, every VMA write lock of the session ends */
+	smp_wmb();
 	WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
 	if (downgrade)
 		downgrade_write(&mm->mmap_lock);
@@ -964,6 +966,22 @@ err:
 	rcu_read_unlock();
 	return vma;
 }
+#if KSIM_HAVE_LOCK_NEXT_VMA
+/* 7.x vma_start_read_locked() (include/linux/mmap_lock.h): under the mmap read lock */
+bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	bool attached;
+
+	if (!lockdep_is_held(&vma->vm_mm->mmap_lock))	/* mmap_assert_locked() */
+		P(KSIM_P_LOCKDEP, "vma_start_read_locked() without the mmap lock");
+	pthread_mutex_lock(&vma_ref_lock);
+	attached = READ_ONCE(vma->ksim_attached);
+	if (attached)
+		atomic_inc(&vma->ksim_readers);
+	pthread_mutex_unlock(&vma_ref_lock);
+	return attached;
+}
+#endif
 #elif KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
 /*
  * 6.12 vma_start_read() (include/linux/mm.h), emulated: the read side of

@@ -93,7 +93,7 @@ struct owner {
 
 static struct owner *owners;
 static int nr_owners;
-static bool vma_c, per_vma_lock;
+static bool vma_c, per_vma_lock, maps_walk;
 
 static long page_index(unsigned long addr)
 {
@@ -432,7 +432,7 @@ static void walk_entry(void *arg, unsigned long first, unsigned long last, const
 		w->bad++;
 }
 
-static unsigned long n_locked, n_fallback, n_none, n_gone;
+static unsigned long n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again;
 
 /*
  * The VMA at @addr in the history at version @ver: 1 (its tuple in @tup), 0
@@ -523,6 +523,77 @@ static void check_locked(struct ksim_stress_thread *t, struct slot *s, unsigned 
 	ksim_stress_checks(t, 1);
 }
 
+/*
+ * A /proc/PID/maps read under per-VMA locks (7.x lock_next_vma()): not a
+ * snapshot, but every VMA it lists must be one at that address in a state
+ * during the read, the ends strictly increasing; an address mapped in every
+ * state during the read is listed; with no op during the read the list is
+ * the state at that version.  A listed VMA may start before the previous
+ * one ended: after a merge the walk reports the extended VMA again
+ * (fs/proc/task_mmu.c proc_get_vma(): "previous vma was merged with the
+ * next vma and we found the extended vma with the same vm_start").
+ */
+static void check_maps(struct ksim_stress_thread *t, struct slot *s, const struct ksim_vma_info *mv,
+		       long n, unsigned long s1, unsigned long s2)
+{
+	unsigned long lo = s1 & ~1UL, hi = (s2 + 1) & ~1UL, tup[4];
+
+	KSIM_STRESS_CHECK(t, n >= 0 && n <= HVMAS, "maps walk = %ld", n);
+	if (n < 0 || n > HVMAS)
+		return;
+	wait_published(s, hi);
+	for (long k = 0; k < n; k++) {
+		bool seen = false, gone = false;
+
+		KSIM_STRESS_CHECK(t, mv[k].start < mv[k].end && (!k || mv[k - 1].end < mv[k].end),
+				  "maps walk: VMA %ld [%#lx, %#lx) after [%#lx, %#lx)", k, mv[k].start,
+				  mv[k].end, k ? mv[k - 1].start : 0, k ? mv[k - 1].end : 0);
+		if (k && mv[k].start < mv[k - 1].end)
+			__atomic_add_fetch(&n_maps_again, 1, __ATOMIC_RELAXED);
+		for (unsigned long v = lo; v <= hi && !seen; v += 2) {
+			int r = snap_lookup(s, v, mv[k].start, tup);
+
+			gone |= r < 0;
+			seen = r == 1 && tup[0] == mv[k].start && tup[1] == mv[k].end &&
+			       tup[2] == mv[k].flags && tup[3] == mv[k].pgoff;
+		}
+		if (!seen && gone) {
+			__atomic_add_fetch(&n_gone, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		KSIM_STRESS_CHECK(t, seen, "maps walk: VMA %ld [%#lx, %#lx) flags %#lx pgoff %#lx: no such "
+				  "VMA at any version %lu..%lu of the process", k, mv[k].start, mv[k].end,
+				  mv[k].flags, mv[k].pgoff, lo, hi);
+		if (!seen)
+			return;
+	}
+	/* a few addresses mapped in every state of the read must be listed */
+	for (int k = 0; k < 4; k++) {
+		unsigned long a = win_base[ksim_rng_below(&t->rng, NWIN)] +
+				  ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+		bool always = true, listed = false;
+
+		for (unsigned long v = lo; v <= hi && always; v += 2)
+			always = snap_lookup(s, v, a, tup) == 1;
+		for (long m = 0; m < n && !listed; m++)
+			listed = mv[m].start <= a && a < mv[m].end;
+		KSIM_STRESS_CHECK(t, !always || listed, "maps walk: %#lx mapped at every version %lu..%lu, "
+				  "not listed", a, lo, hi);
+	}
+	if (lo == hi) {		/* no op during the read: the state itself */
+		struct snap *h = &s->hist[(lo / 2) % HIST];
+		unsigned long want = __atomic_load_n(&h->ver, __ATOMIC_ACQUIRE) == lo ? ld(&h->n) : ULONG_MAX;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (want != ULONG_MAX && __atomic_load_n(&h->ver, __ATOMIC_RELAXED) == lo)
+			KSIM_STRESS_CHECK(t, (unsigned long)n == want,
+					  "maps walk with no op in flight: %ld VMAs, version %lu has %lu", n,
+					  lo, want);
+	}
+	__atomic_add_fetch(&n_maps, 1, __ATOMIC_RELAXED);
+	ksim_stress_checks(t, 1);
+}
+
 static void reader(struct ksim_stress_thread *t)
 {
 	while (ksim_stress_running()) {
@@ -590,6 +661,19 @@ static void reader(struct ksim_stress_thread *t)
 						  addr, vi.start, vi.end, vi.flags & CMP_MASK, vi.pgoff, mf, mp);
 			continue;
 		}
+		if (how == 0 && maps_walk && ksim_rng_below(&t->rng, 2)) {
+			static __thread struct ksim_vma_info mv[HVMAS + 1];
+			long n;
+
+			s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+			n = ksim_mm_maps_walk(s->mm, mv, HVMAS + 1);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+			pthread_rwlock_unlock(&s->lock);
+			ksim_stress_op(t);
+			check_maps(t, s, mv, n, s1, s2);
+			continue;
+		}
 		if (how == 0) {
 			struct walk_arg w = { t, 0 };
 			long n = ksim_mm_rcu_walk(s->mm, 0, ULONG_MAX, walk_entry, &w);
@@ -641,6 +725,7 @@ static void setup(void)
 	ksim_mm_sim_init();
 	vma_c = ksim_mm_has_vma_c();
 	per_vma_lock = ksim_mm_has_per_vma_lock();
+	maps_walk = ksim_mm_maps_walk(NULL, NULL, 0) != -ENOSYS;
 	owners = calloc(nr_owners, sizeof(*owners));
 	if (!owners)
 		exit(2);
@@ -678,8 +763,9 @@ static void teardown(void)
 		ksim_stress_fail(NULL, __FILE__, __LINE__, "something left at the end");
 	free(owners);
 	fprintf(stderr, "# lock_vma_under_rcu: %lu locked and found in the history, %lu fell back "
-		"(a VMA there, an op in flight), %lu no VMA, %lu skipped (history left the ring)\n",
-		n_locked, n_fallback, n_none, n_gone);
+		"(a VMA there, an op in flight), %lu no VMA, %lu skipped (history left the ring); "
+		"%lu /proc maps walks (lock_next_vma) checked, %lu VMAs listed again extended\n",
+		n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again);
 }
 
 KSIM_STRESS_READERS_WRITERS("mm",

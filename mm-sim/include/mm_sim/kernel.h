@@ -372,7 +372,7 @@ struct mm_struct {
 	struct file *exe_file;
 	struct list_head mmlist;		/* __mmput(): never on the swap list here */
 	struct linux_binfmt *binfmt;		/* NULL: no binfmt module */
-	unsigned int mm_lock_seq;		/* per-VMA locks: bumped by mmap_write_unlock() */
+	unsigned int mm_lock_seq;		/* per-VMA locks: odd while the mmap lock is write-held */
 	/* mm-sim: the emulated hooks' state (hooks.c) */
 	void *ksim_ksm_slot, *ksim_thp_slot;
 	int ksim_notifier_released;
@@ -453,15 +453,16 @@ typedef unsigned int zap_flags_t;
 
 
 /* ---- locks ---- */
+#if !KSIM_HAVE_PER_VMA_LOCK	/* else mm_sim/hooks.h: mm_lock_seq, vma_end_write_all() */
 #define mmap_write_lock(mm)		down_write(&(mm)->mmap_lock)
 #define mmap_write_lock_nested(mm, c)	down_write_nested(&(mm)->mmap_lock, c)
 #define mmap_write_lock_killable(mm)	down_write_killable(&(mm)->mmap_lock)
-#if !KSIM_HAVE_PER_VMA_LOCK	/* else mm_sim/hooks.h: vma_end_write_all() first */
 #define mmap_write_unlock(mm)		up_write(&(mm)->mmap_lock)
 #define mmap_write_downgrade(mm)	downgrade_write(&(mm)->mmap_lock)
 #endif
 #define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
 #define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
+#define mmap_read_lock_killable(mm)	(down_read(&(mm)->mmap_lock), 0)
 #define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
 #define mmap_assert_write_locked(mm)	lockdep_assert_held_write(&(mm)->mmap_lock)
 #define i_mmap_lock_write(m)		down_write(&(m)->i_mmap_rwsem)

@@ -52,6 +52,14 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
  */
 bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out);
 
+/*
+ * /proc/PID/maps as 7.x reads it under per-VMA locks: the tree's
+ * lock_next_vma() from the end of each VMA, no mmap lock unless it falls
+ * back.  Copies at most @max VMAs; returns the number seen, -ENOSYS where
+ * the tree has no lock_next_vma().
+ */
+long ksim_mm_maps_walk(struct mm_struct *mm, struct ksim_vma_info *out, int max);
+
 /* The fake pfn mapped at @addr, 0 if no page is mapped there. */
 unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr);
 /*
