@@ -77,6 +77,7 @@ struct shape {
 	long access;		/* MPROTECT: the new protection; BRK: the old break (< 0: touched) */
 	int vmas;		/* VMAs after the unfailed call: the merge/split case */
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
+	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
 };
 
 static const struct shape shapes[] = {
@@ -136,6 +137,9 @@ static const struct shape shapes[] = {
 	  { { 16, 32, A_RW | SH, 1, 8, 3 } }, 0, 0, 0, 24, 8, 0, 2 },
 	{ "munmap splits that share one anon_vma", MUNMAP,
 	  { { 8, 48, A_RW, 0, 0, 2 } }, 24, 16, KSIM_VM_READ, 20, 24, 0, 2 },
+	/* userfaultfd_unmap_prep() allocates the event record: a failure site of its own */
+	{ "munmap the middle, userfaultfd unmap events", MUNMAP,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 2, 0, true },
 
 	/* brk: segs are other mappings; start_brk, the change (pages), the old break (< 0: touched) */
 	{ "brk grow, no brk VMA yet", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, 8, 24, 2 },
@@ -199,6 +203,11 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 	}
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
+	if (s->uffd) {
+		struct userfaultfd_ctx *ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
+
+		KSIM_EXPECT(ctx && ksim_uffd_register(ctx, PA(0), PA(WIN)) > 0);
+	}
 	if (s->op == BRK) {
 		long old = s->access;
 
@@ -340,6 +349,7 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		}
 		check_pages(s, before, after, r, n);
 		ksim_mm_exit(mm);
+		ksim_uffd_close_all();	/* the monitor closes its context: it holds the mm */
 		check(NULL, "exit after the sweep step");
 		KSIM_EXPECT(live_objects() == live0, "%s, allocation %lu failed: %lu objects leaked",
 			    s->name, n, live_objects() - live0);
