@@ -34,7 +34,7 @@ static struct mm_struct *build_hooked(struct file *f, struct userfaultfd_ctx **u
 	*uplain = ksim_uffd_open(p, 0);
 	KSIM_EXPECT(*ufork && *uplain);
 	if (!*ufork || !*uplain)
-		abort();	/* nothing allocates under fault injection yet: cannot happen */
+		abort();	/* built before any fault is armed: cannot fail */
 	KSIM_EXPECT(ksim_uffd_register(*ufork, DATA, DATA + 64 * PG) == 1);
 	KSIM_EXPECT(ksim_uffd_register(*ufork, HEAP2, HEAP2 + 32 * PG) == 1);
 	KSIM_EXPECT(ksim_uffd_register(*uplain, STACKA, STACKA + 32 * PG) == 1);
