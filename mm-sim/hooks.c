@@ -773,7 +773,7 @@ static bool wait_readers_left(struct vm_area_struct *vma)
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (atomic_read(&vma->ksim_readers)) {
+	while (atomic_read_acquire(&vma->ksim_readers)) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 4)
 			return false;
@@ -919,9 +919,8 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 			vma->ksim_shadow = h;
 		}
 	}
-	/* mm_lock_seqcount_end(): even again, every VMA write lock of the session ends */
-	smp_wmb();
-	WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+	/* mm_lock_seqcount_end(): even again, every VMA write lock of the session ends (RELEASE) */
+	smp_store_release(&mm->mm_lock_seq, mm->mm_lock_seq + 1);
 	if (downgrade)
 		downgrade_write(&mm->mmap_lock);
 	else
@@ -948,7 +947,7 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	pthread_mutex_lock(&vma_ref_lock);
 	attached = READ_ONCE(vma->ksim_attached);
 	if (attached)
-		atomic_inc(&vma->ksim_readers);
+		(void)atomic_inc_return(&vma->ksim_readers);
 	pthread_mutex_unlock(&vma_ref_lock);
 	if (!attached) {
 		vma = ERR_PTR(-EAGAIN);	/* detached from under us */
@@ -958,7 +957,7 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	/* reused for another mm, or write-locked since the first check */
 	if (READ_ONCE(vma->vm_mm) != mm ||
 	    (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
-	     READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq))) {
+	     READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
 		atomic_dec(&vma->ksim_readers);
 		vma = NULL;
 		goto err;
@@ -979,7 +978,7 @@ bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 	pthread_mutex_lock(&vma_ref_lock);
 	attached = READ_ONCE(vma->ksim_attached);
 	if (attached)
-		atomic_inc(&vma->ksim_readers);
+		(void)atomic_inc_return(&vma->ksim_readers);
 	pthread_mutex_unlock(&vma_ref_lock);
 	return attached;
 }
@@ -996,10 +995,9 @@ bool ksim_vma_start_read(struct vm_area_struct *vma)
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
 		return false;
 	ksim_yield_point();
-	atomic_inc(&vma->ksim_readers);
-	smp_mb();
+	(void)atomic_inc_return(&vma->ksim_readers);
 	if (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
-	    READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq)) {
+	    READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&vma->vm_mm->mm_lock_seq)) {
 		atomic_dec(&vma->ksim_readers);
 		return false;
 	}
@@ -1040,9 +1038,10 @@ fail:
 #endif
 }
 
+/* release: what the reader read of the VMA happens before the writer that waited for it */
 void ksim_vma_end_read(struct vm_area_struct *vma)
 {
-	atomic_dec(&vma->ksim_readers);
+	(void)atomic_dec_return(&vma->ksim_readers);
 }
 #endif /* KSIM_HAVE_PER_VMA_LOCK */
 
