@@ -58,6 +58,11 @@ const char *__tsan_default_suppressions(void)
 		 * node_copy()/node_finalise() through cp_data_write(). */
 		"race:node_copy\n"
 		"race:node_finalise\n"
+		/* mm (7.x): vm_area_cachep is SLAB_TYPESAFE_BY_RCU, so a
+		 * VMA freed and reallocated is zeroed by vma_init() while a
+		 * lock_vma_under_rcu() reader may still load its vm_refcnt
+		 * (0 before and after: the reader's inc-not-zero fails). */
+		"race:vma_init\n"
 		"race:cp_data_write\n"
 		/* 7.x's name for mas_set_height(). */
 		"race:mt_set_height\n"
