@@ -36,6 +36,8 @@ KSIM_TEST(iteration)
 
 KSIM_TEST(single)
 {
+	/* It runs idr_checks() and ida_tests() too (idr_tests.c). */
+	ksim_expect_problems(KSIM_P_WARN, 130);
 	srand((unsigned int)ksim_test_seed());
 	single_thread_tests(false);
 	radix_tree_cpu_dead(0);

@@ -28,6 +28,17 @@ static void setup(void)
 	 * expects -ENOMEM from a GFP_NOWAIT store.
 	 */
 	ksim_slab_set_strict_nowait(true);
+	/*
+	 * The kernel's test code walks arrays without the RCU read lock or
+	 * the xa_lock (multiorder.c's xas_for_each(), test.c's item_*()),
+	 * which its harness cannot see.  List such reports once per site
+	 * instead of failing, as for the maple suite: the tests' own checks,
+	 * ASan, leaks and WARNs still fail a part.  Our own xarray tests
+	 * (xarray/test_*.c) keep the strict policy.
+	 */
+	ksim_problem_set_policy(KSIM_P_LOCKDEP, KSIM_POLICY_REPORT_ONCE);
+	ksim_problem_set_policy(KSIM_P_RCU, KSIM_POLICY_REPORT_ONCE);
+	ksim_problem_set_policy(KSIM_P_SLEEP, KSIM_POLICY_REPORT_ONCE);
 }
 
 static void summary(void)
@@ -36,7 +47,8 @@ static void summary(void)
 
 	ksim_xarray_suite_counts(&run, &passed);
 	ksim_ida_suite_counts(&run, &passed);
-	printf("xarray suite: %u of %u tests passed\n", passed, run);
+	if (run)
+		printf("xarray suite: %u of %u tests passed\n", passed, run);
 }
 
 int main(int argc, char **argv)
