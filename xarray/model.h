@@ -8,7 +8,8 @@
  *   - entries: an index maps to at most one entry; an entry covers an
  *     aligned range of 2^order indices (multi-index entries,
  *     CONFIG_XARRAY_MULTI), or, made by xa_store_range(), a run of slots
- *     of one node (any length; xa_get_order() reads ceil(log2(size)));
+ *     of one node (any length; xa_get_order() is checked only for aligned
+ *     power-of-two entries);
  *   - reserved entries (xa_reserve(), xa_insert(NULL), a NULL store in an
  *     allocating array): xa_load() returns NULL, xa_insert() -EBUSY,
  *     searches skip them;
