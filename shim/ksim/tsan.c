@@ -89,6 +89,13 @@ const char *__tsan_default_suppressions(void)
 		 * store WRITE_ONCE(), annotating it as the intended race it is.
 		 * Top frame only. */
 		"race_top:hlist_nulls_add_head_rcu\n"
+		/* lib/xarray.c: a node's mark bitmaps are updated with the
+		 * non-atomic __set_bit()/__clear_bit() under xa_lock, while
+		 * RCU readers (xas_find_marked(), xas_get_mark()) load the
+		 * words without it; a mark being set or cleared is allowed to
+		 * be seen either way. */
+		"race:node_set_mark\n"
+		"race:node_clear_mark\n"
 		/* liburcu's grace-period futex word (urcu-common.h), inlined
 		 * into our rcu_read_unlock(); liburcu's own design. */
 		"race:urcu_common_wake_up_gp\n";
