@@ -168,6 +168,14 @@ ksim_feature(KSIM_HAVE_KSM_FORK_INT FILE include/linux/ksm.h REGEX "^static inli
 ksim_feature(KSIM_HAVE_COPY_PAGE_RANGE_VMA_ASSERT FILE mm/memory.c REGEX "vma_assert_write_locked\\(src_vma\\);"
   WHY "copy_page_range() asserts the parent's VMA is write-locked for a COW copy")
 
+# maple/tests/test_api.c: exported maple APIs that not every tree has
+ksim_feature(KSIM_HAVE_MAS_FIND_RANGE FILE lib/maple_tree.c REGEX "^void \\*mas_find_range\\("
+  WHY "mas_find_range(), mas_find_range_rev(), mas_next_range(), mas_prev_range() (6.5+)")
+ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_alloc_cyclic\\("
+  WHY "mtree_alloc_cyclic(), mas_alloc_cyclic()")
+ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
+  WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
+
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.
 string(CONCAT _ksim_header
