@@ -29,6 +29,7 @@
  */
 #include <linux/maple_tree.h>
 #include <linux/rcupdate.h>
+#include <linux/rwsem.h>
 #include <linux/xarray.h>
 #include <ksim/test.h>
 #include <maple/model.h>
@@ -792,10 +793,9 @@ static const char *const wop_names[] = {
 
 /*
  * mtree_insert_range(0, ULONG_MAX) over entries: api_insert_full_range
- * alone; mas_store()'s return value for [0, ULONG_MAX]:
- * candidate_mas_store_full_range_returns alone.
+ * alone; mas_store()'s return value: candidate_mas_store_returns alone.
  */
-static bool insert_full_range, store_full_range;
+static bool insert_full_range, store_returns;
 
 static void do_write(struct api *a, enum wop op, unsigned long q, int kind)
 {
@@ -833,7 +833,9 @@ static void do_write(struct api *a, enum wop op, unsigned long q, int kind)
 	case W_MAS_STORE_GFP:
 	case W_MAS_STORE_NULL: {
 		MA_STATE(mas, &a->mt, first, last);
-		unsigned long was = ksim_maple_model_load(&a->m, first);
+		const struct ksim_ival *in = first_from(a, first);
+		unsigned long at = ksim_maple_model_load(&a->m, first);
+		unsigned long was = in && in->first <= last ? in->val : 0;
 
 		if (op == W_MAS_STORE_NULL)
 			v = 0;
@@ -842,9 +844,13 @@ static void do_write(struct api *a, enum wop op, unsigned long q, int kind)
 			/* Allocates GFP_NOWAIT itself; nothing fails here. */
 			old = mas_store(&mas, ent(v));
 			mas_destroy(&mas);
-			/* mas_store() returns the first entry it overwrote. */
-			KSIM_EXPECT(val(old) == was || (first == 0 && last == ULONG_MAX && !store_full_range), "%s: %s returned %lu, model %lu", a->what, what,
-				    val(old), was);
+			/*
+			 * Kernel-doc: "the first entry between mas->index and
+			 * mas->last or NULL"; the entry at index is taken too.
+			 */
+			KSIM_EXPECT(!store_returns || val(old) == was || val(old) == at,
+				    "%s: %s returned %lu, model: first entry %lu, entry at index %lu",
+				    a->what, what, val(old), was, at);
 		} else {
 			ret = mas_store_gfp(&mas, ent(v), GFP_KERNEL);
 			KSIM_EXPECT(ret == 0, "%s: %s = %d", a->what, what, ret);
@@ -979,7 +985,6 @@ KSIM_TEST(api_insert)
 /* mtree_insert_range(0, ULONG_MAX) over an entry: -EEXIST (maple-insert-range-full). */
 KSIM_TEST(api_insert_full_range)
 {
-	static const enum wop ops[] = { W_INSERT_RANGE };
 	struct api a = { 0 };
 	size_t si, fi;
 
@@ -987,21 +992,20 @@ KSIM_TEST(api_insert_full_range)
 	for_each_tree(&a, si, fi)
 		do_write(&a, W_INSERT_RANGE, 0, 3);
 	insert_full_range = false;
-	(void)ops;
 	ksim_maple_model_free(&a.m);
 }
 
-/* mas_store() over [0, ULONG_MAX] returns the first entry it overwrote. */
-KSIM_TEST(candidate_mas_store_full_range_returns)
+/*
+ * mas_store() returns what it overwrote (kernel-doc: the first entry in
+ * the range, or NULL).  Not a known finding: candidate_*, unregistered.
+ */
+KSIM_TEST(candidate_mas_store_returns)
 {
-	struct api a = { 0 };
-	size_t si, fi;
+	static const enum wop ops[] = { W_MAS_STORE };
 
-	store_full_range = true;
-	for_each_tree(&a, si, fi)
-		do_write(&a, W_MAS_STORE, 0, 3);
-	store_full_range = false;
-	ksim_maple_model_free(&a.m);
+	store_returns = true;
+	write_family(ops, ARRAY_SIZE(ops), -1);
+	store_returns = false;
 }
 
 KSIM_TEST(api_erase)
@@ -1379,38 +1383,77 @@ KSIM_TEST(api_destroy)
 }
 
 /* Bulk store: mas_expected_entries(), then ascending stores, then mas_destroy(). */
-KSIM_TEST(api_expected_entries)
+static void expected_entries(bool rcu)
 {
 #if KSIM_HAVE_MAS_EXPECTED_ENTRIES
+	/*
+	 * It preallocates with GFP_KERNEL: its callers (6.x dup_mmap()) hold
+	 * a sleeping external lock, not the tree's spinlock.
+	 */
 	static const unsigned long counts[] = { 1, 16, 100, 1000 };
-	struct api a = { 0 };
+	static DECLARE_RWSEM(ext_lock);
+	struct maple_tree mt;
 
 	for (int fi = 0; fi < ARRAY_SIZE(tree_flags); fi++) {
+		if (!!(tree_flags[fi] & MT_FLAGS_USE_RCU) != rcu)
+			continue;
 		for (int c = 0; c < ARRAY_SIZE(counts); c++) {
-			MA_STATE(mas, &a.mt, 0, 0);
+			MA_STATE(mas, &mt, 0, 0);
+			unsigned long i = 0;
+			void *e;
 			int ret;
 
-			api_init(&a, &shapes[0], tree_flags[fi]);
-			mtree_lock(&a.mt);
+			if (ksim_verbose)
+				printf("# flags %#x, %lu entries\n", tree_flags[fi], counts[c]);
+			mt_init_flags(&mt, tree_flags[fi] | MT_FLAGS_LOCK_EXTERN);
+			mt_set_external_lock(&mt, &ext_lock);
+			down_write(&ext_lock);
 			ret = mas_expected_entries(&mas, counts[c]);
-			KSIM_EXPECT(ret == 0, "%s: mas_expected_entries(%lu) = %d", a.what, counts[c], ret);
-			for (unsigned long i = 0; !ret && i < counts[c]; i++) {
-				unsigned long v = ++a.next_val;
-
-				mas_set_range(&mas, i * 10 + 1, i * 10 + 5);
-				mas_store(&mas, ent(v));
-				ksim_maple_model_store(&a.m, i * 10 + 1, i * 10 + 5, v);
+			KSIM_EXPECT(ret == 0, "flags %#x: mas_expected_entries(%lu) = %d", tree_flags[fi],
+				    counts[c], ret);
+			/* In order, the state kept active as dup_mmap() does (no mas_set_range()). */
+			for (i = 0; !ret && i < counts[c]; i++) {
+				mas.index = i * 10 + 1;
+				mas.last = i * 10 + 5;
+				mas_store(&mas, ent(i + 1));
 			}
 			mas_destroy(&mas);
-			mtree_unlock(&a.mt);
-			check_tree(&a, "mas_expected_entries and the bulk stores");
-			api_fini(&a);
+			mt_validate(&mt);
+			/* Every stored range back, nothing else. */
+			i = 0;
+			mas_set(&mas, 0);
+			mas_for_each(&mas, e, ULONG_MAX) {
+				KSIM_EXPECT(mas.index == i * 10 + 1 && mas.last == i * 10 + 5 && val(e) == i + 1,
+					    "flags %#x, %lu bulk stores: [%lu, %lu] = %lu, want [%lu, %lu] = %lu",
+					    tree_flags[fi], counts[c], mas.index, mas.last, val(e),
+					    i * 10 + 1, i * 10 + 5, i + 1);
+				i++;
+			}
+			KSIM_EXPECT(i == counts[c], "flags %#x: %lu of %lu bulk stores found",
+				    tree_flags[fi], i, counts[c]);
+			__mt_destroy(&mt);
+			up_write(&ext_lock);
 		}
 	}
-	ksim_maple_model_free(&a.m);
 #else
-	printf("# api_expected_entries: this tree has no such API\n");
+	printf("# %s: this tree has no mas_expected_entries()\n", ksim_test_name());
 #endif
+}
+
+KSIM_TEST(api_expected_entries)
+{
+	expected_entries(false);
+}
+
+/*
+ * The same in RCU trees ("it is best to use a bulk load with RCU
+ * disabled", says mas_expected_entries()): 6.12.117 runs out of the
+ * preallocated nodes at 16 entries (WARN_ON(!total) in mas_pop_node(),
+ * then a NULL node).  Not a known finding: candidate_*, unregistered.
+ */
+KSIM_TEST(candidate_expected_entries_rcu)
+{
+	expected_entries(true);
 }
 
 /* The debug dumps are exported too: they must run on every shape without a problem. */
