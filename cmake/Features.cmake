@@ -180,6 +180,14 @@ ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c
   REGEX "^static bool is_mergeable_anon_vma\\(struct vma_merge_struct \\*vmg, bool merge_next\\)"
   WHY "a faulted VMA merges into an unfaulted neighbour (dup_anon_vma(), is_mergeable_anon_vma() case 1); older trees need the neighbour's anon_vma chain singular")
 
+# maple/tests/test_api.c: exported maple APIs that not every tree has
+ksim_feature(KSIM_HAVE_MAS_FIND_RANGE FILE lib/maple_tree.c REGEX "^void \\*mas_find_range\\("
+  WHY "mas_find_range(), mas_find_range_rev(), mas_next_range(), mas_prev_range() (6.5+)")
+ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_alloc_cyclic\\("
+  WHY "mtree_alloc_cyclic(), mas_alloc_cyclic()")
+ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
+  WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
+
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.
 string(CONCAT _ksim_header
