@@ -3,7 +3,7 @@
 #
 #   make test                 build (ASan+UBSan) and run the tests through CTest
 #   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
-#   make bench                all benchmarks (bench-maple-suite, bench-bpf)
+#   make bench                all benchmarks (bench-maple-suite, bench-xarray-suite, bench-bpf)
 #   make fuzz-<target>        an AFL++ campaign
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 (6.1, 6.12, 7.2, 7.3; default: the newest)
@@ -22,7 +22,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAU
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
+.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
 all: build
 
@@ -60,7 +60,7 @@ stress:
 	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
 	@scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
-bench: bench-maple-suite bench-mm-fork bench-bpf
+bench: bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf
 
 # BPF map benchmarks (qptrie/bench): release build, no sanitizers.
 bench-bpf:
@@ -70,6 +70,9 @@ bench-bpf:
 
 bench-maple-suite: build
 	@scripts/ksim bench-maple-suite --build $(BUILD)
+
+bench-xarray-suite: build
+	@scripts/ksim bench-xarray-suite --build $(BUILD)
 
 # mm-sim fork throughput: release builds of both kernel trees, one run.
 bench-mm-fork:

@@ -167,6 +167,26 @@ ksim_feature(KSIM_HAVE_KSM_FORK_INT FILE include/linux/ksm.h REGEX "^static inli
   WHY "ksm_fork() returns __ksm_enter()'s error and fails the fork (later: best effort, void)")
 ksim_feature(KSIM_HAVE_COPY_PAGE_RANGE_VMA_ASSERT FILE mm/memory.c REGEX "vma_assert_write_locked\\(src_vma\\);"
   WHY "copy_page_range() asserts the parent's VMA is write-locked for a COW copy")
+ksim_feature(KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C FILE mm/memory.c
+  REGEX "^struct vm_area_struct \\*lock_vma_under_rcu\\(struct mm_struct \\*mm,"
+  WHY "lock_vma_under_rcu() is in mm/memory.c, over vma_start_read(vma) and vma->detached")
+ksim_feature(KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C FILE mm/mmap_lock.c
+  REGEX "^struct vm_area_struct \\*lock_vma_under_rcu\\(struct mm_struct \\*mm,"
+  WHY "lock_vma_under_rcu() is in mm/mmap_lock.c, over vma_start_read(mm, vma) (ERR_PTR(-EAGAIN): detached)")
+ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
+  REGEX "^struct vm_area_struct \\*lock_next_vma\\(struct mm_struct \\*mm,"
+  WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")
+ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c
+  REGEX "^static bool is_mergeable_anon_vma\\(struct vma_merge_struct \\*vmg, bool merge_next\\)"
+  WHY "a faulted VMA merges into an unfaulted neighbour (dup_anon_vma(), is_mergeable_anon_vma() case 1); older trees need the neighbour's anon_vma chain singular")
+
+# maple/tests/test_api.c: exported maple APIs that not every tree has
+ksim_feature(KSIM_HAVE_MAS_FIND_RANGE FILE lib/maple_tree.c REGEX "^void \\*mas_find_range\\("
+  WHY "mas_find_range(), mas_find_range_rev(), mas_next_range(), mas_prev_range() (6.5+)")
+ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_alloc_cyclic\\("
+  WHY "mtree_alloc_cyclic(), mas_alloc_cyclic()")
+ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
+  WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

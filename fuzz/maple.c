@@ -28,6 +28,7 @@
 #include <ksim/fuzz.h>
 #include <ksim/maple_fuzz.h>
 #include <ksim/slab.h>
+#include <maple/model.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,190 +75,13 @@ static const char *const op_names[OP_NR] = {
 };
 
 /*
- * ---- the model: sorted, non-overlapping intervals of non-NULL entries ----
+ * ---- the model: maple/model.h, one copy for every maple test ----
  *
- * Its functions are noinline: AFL++ instruments after inlining, so a model
- * loop inlined into run_op() would get coverage counters (and reload the
- * model pointer after each counter store) although the denylist
- * (fuzz/CMakeLists.txt) names the function.
+ * Its functions live in their own file, so AFL++ (which instruments after
+ * inlining) never puts coverage counters into model loops; the denylist
+ * (fuzz/CMakeLists.txt) leaves that file uninstrumented.
  */
-
-struct ival {
-	unsigned long first, last, val;	/* val != 0 */
-};
-
-static struct ival *model, *scratch;
-static size_t nr_model, cap_model;
-
-static void model_reserve(size_t n)
-{
-	if (n <= cap_model)
-		return;
-	while (cap_model < n)
-		cap_model = cap_model ? cap_model * 2 : 1024;
-	model = realloc(model, cap_model * sizeof(*model));
-	scratch = realloc(scratch, cap_model * sizeof(*scratch));
-	if (!model || !scratch)
-		abort();
-}
-
-/* Index of the first interval with last >= index (nr_model if none). */
-static noinline size_t model_lower(unsigned long index)
-{
-	size_t lo = 0, hi = nr_model;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (model[mid].last < index)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static noinline const struct ival *model_at(unsigned long index)
-{
-	size_t i = model_lower(index);
-
-	return i < nr_model && model[i].first <= index ? &model[i] : NULL;
-}
-
-static noinline bool model_any(unsigned long first, unsigned long last)
-{
-	size_t i = model_lower(first);
-
-	return i < nr_model && model[i].first <= last;
-}
-
-static noinline void model_store(unsigned long first, unsigned long last, unsigned long val)
-{
-	size_t i = model_lower(first), j = i, n = 0;
-
-	model_reserve(nr_model + 2);
-	/* Part of an interval left of first survives. */
-	if (i < nr_model && model[i].first < first) {
-		scratch[n] = model[i];
-		scratch[n++].last = first - 1;
-	}
-	if (val)
-		scratch[n++] = (struct ival){ first, last, val };
-	while (j < nr_model && model[j].first <= last)
-		j++;
-	/* Part of the last overlapped interval right of last survives. */
-	if (j > i && model[j - 1].last > last) {
-		scratch[n] = model[j - 1];
-		scratch[n++].first = last + 1;
-	}
-	memmove(&model[i + n], &model[j], (nr_model - j) * sizeof(*model));
-	memcpy(&model[i], scratch, n * sizeof(*model));
-	nr_model = nr_model - (j - i) + n;
-}
-
-/*
- * A burst's stores go into the model at once, by one merge: model_store()
- * moves the array's tail on every store, which made the model a tenth of
- * a fuzzing run.  @b: ascending, disjoint intervals; val 0 erases.
- */
-static noinline void model_store_sorted(const struct ival *b, size_t n)
-{
-	size_t i = 0, out = 0;
-	struct ival cur;
-	bool have = false;
-	struct ival *t;
-
-	model_reserve(nr_model + 2 * n + 1);
-	for (size_t j = 0; j < n; j++) {
-		/* Intervals wholly below b[j] stay. */
-		for (;;) {
-			if (!have) {
-				if (i == nr_model)
-					break;
-				cur = model[i++];
-				have = true;
-			}
-			if (cur.last >= b[j].first)
-				break;
-			scratch[out++] = cur;
-			have = false;
-		}
-		/* The part of cur left of b[j] stays. */
-		if (have && cur.first < b[j].first) {
-			scratch[out] = cur;
-			scratch[out++].last = b[j].first - 1;
-		}
-		/* Intervals inside b[j] go; one reaching past it keeps its right part. */
-		while (have && cur.last <= b[j].last) {
-			have = false;
-			if (i < nr_model && model[i].first <= b[j].last) {
-				cur = model[i++];
-				have = true;
-			}
-		}
-		if (have && cur.first <= b[j].last)
-			cur.first = b[j].last + 1;
-		if (b[j].val)
-			scratch[out++] = b[j];
-	}
-	if (have)
-		scratch[out++] = cur;
-	while (i < nr_model)
-		scratch[out++] = model[i++];
-	t = model;
-	model = scratch;
-	scratch = t;
-	nr_model = out;
-}
-
-/* Lowest start of @size free slots in [min, max]; false if none. */
-static noinline bool model_gap(unsigned long min, unsigned long max, unsigned long size,
-			       unsigned long *start)
-{
-	unsigned long cand = min;
-
-	for (size_t i = model_lower(min); i < nr_model; i++) {
-		if (model[i].first > max)
-			break;
-		if (model[i].first > cand && model[i].first - cand >= size)
-			break;
-		if (model[i].last == ULONG_MAX)
-			return false;
-		cand = model[i].last + 1;
-		if (cand > max)
-			return false;
-	}
-	if (cand > max || max - cand < size - 1)
-		return false;
-	*start = cand;
-	return true;
-}
-
-/* Highest last of @size free slots in [min, max]; false if none. */
-static noinline bool model_gap_rev(unsigned long min, unsigned long max,
-				   unsigned long size, unsigned long *lastp)
-{
-	unsigned long cand = max;
-	size_t i = model_lower(max);
-
-	/* Intervals that start at or below max, from the top down. */
-	if (i < nr_model && model[i].first <= max)
-		i++;
-	while (i-- > 0) {
-		if (model[i].last < min)
-			break;
-		if (model[i].last < cand && cand - model[i].last >= size)
-			break;
-		if (model[i].first == 0 || model[i].first - 1 < min)
-			return false;
-		if (model[i].first - 1 < cand)
-			cand = model[i].first - 1;
-	}
-	if (cand < min || cand - min < size - 1)
-		return false;
-	*lastp = cand;
-	return true;
-}
+static struct ksim_maple_model mm;
 
 /* ---- harness state ---- */
 
@@ -292,14 +116,15 @@ struct tree_cmp {
 static void cmp_range(void *arg, unsigned long first, unsigned long last, void *entry)
 {
 	struct tree_cmp *c = arg;
+	size_t nr_model = mm.nr;	/* the name the failure messages print */
 
 	KSIM_FUZZ_CHECK(c->i < nr_model, "%s: tree has extra entry %lu at [%lu, %lu]",
 			c->when, entry_val(entry), first, last);
-	KSIM_FUZZ_CHECK(first == model[c->i].first && last == model[c->i].last &&
-			entry_val(entry) == model[c->i].val,
+	KSIM_FUZZ_CHECK(first == mm.iv[c->i].first && last == mm.iv[c->i].last &&
+			entry_val(entry) == mm.iv[c->i].val,
 			"%s: tree [%lu, %lu] = %lu, model [%lu, %lu] = %lu", c->when,
 			first, last, entry_val(entry),
-			model[c->i].first, model[c->i].last, model[c->i].val);
+			mm.iv[c->i].first, mm.iv[c->i].last, mm.iv[c->i].val);
 	c->i++;
 }
 
@@ -315,7 +140,8 @@ static void check_tree(struct maple_tree *t, const char *when, bool kernel_walk)
 	unsigned int failed_before = tree_checks_failed();
 	struct tree_cmp c = { .when = when };
 	void *entry;
-	size_t i;
+	/* The name the failure messages print (docs/findings.toml matches them). */
+	size_t i, nr_model;
 
 	/* One lock section for both: the walk is a writer-side walk. */
 	mtree_lock(t);
@@ -333,6 +159,7 @@ static void check_tree(struct maple_tree *t, const char *when, bool kernel_walk)
 	}
 	mtree_unlock(t);
 	i = c.i;
+	nr_model = mm.nr;
 	KSIM_FUZZ_CHECK(i == nr_model, "%s: tree has %zu entries, model %zu", when, i, nr_model);
 	ksim_fuzz_check_problems(when);
 }
@@ -392,7 +219,7 @@ static void store_result(int ret, unsigned long first, unsigned long last, unsig
 		return;
 	}
 	KSIM_FUZZ_CHECK(ret == 0, "%s [%lu, %lu] = %lu: returned %d", what, first, last, val, ret);
-	model_store(first, last, val);
+	ksim_maple_model_store(&mm, first, last, val);
 }
 
 static void tree_read_lock(uint8_t flags)
@@ -416,7 +243,7 @@ static void tree_read_unlock(uint8_t flags)
 static void op_erase(struct ksim_fuzz_in *in, uint8_t flags, bool advanced)
 {
 	unsigned long index = get_index(in);
-	const struct ival *iv = model_at(index);
+	const struct ksim_ival *iv = ksim_maple_model_at(&mm, index);
 	unsigned long want = iv ? iv->val : 0, first = iv ? iv->first : 0, last = iv ? iv->last : 0;
 	void *old;
 
@@ -443,14 +270,14 @@ static void op_erase(struct ksim_fuzz_in *in, uint8_t flags, bool advanced)
 	 */
 	if (ksim_fuzz_fault_failures() && mtree_load(mt, index) == val_entry(want))
 		return;
-	model_store(first, last, 0);
+	ksim_maple_model_store(&mm, first, last, 0);
 }
 
 static void op_find(struct ksim_fuzz_in *in, uint8_t flags)
 {
 	unsigned long start = get_index(in), max = get_index(in);
 	int steps = (flags >> 4) + 1;
-	size_t i = model_lower(start);
+	size_t i = ksim_maple_model_lower(&mm, start);
 	void *entry;
 
 	if (max < start)
@@ -461,12 +288,12 @@ static void op_find(struct ksim_fuzz_in *in, uint8_t flags)
 	tree_read_lock(flags);
 	for (int k = 0; k < steps; k++, i++) {
 		entry = mas_find(&mas, max);
-		if (i < nr_model && model[i].first <= max) {
-			KSIM_FUZZ_CHECK(entry_val(entry) == model[i].val && mas.index == model[i].first &&
-					mas.last == model[i].last,
+		if (i < mm.nr && mm.iv[i].first <= max) {
+			KSIM_FUZZ_CHECK(entry_val(entry) == mm.iv[i].val && mas.index == mm.iv[i].first &&
+					mas.last == mm.iv[i].last,
 					"mas_find step %d: [%lu, %lu] = %lu, model [%lu, %lu] = %lu", k,
 					mas.index, mas.last, entry_val(entry),
-					model[i].first, model[i].last, model[i].val);
+					mm.iv[i].first, mm.iv[i].last, mm.iv[i].val);
 		} else {
 			KSIM_FUZZ_CHECK(!entry, "mas_find step %d past max %lu: got %lu at [%lu, %lu]",
 					k, max, entry_val(entry), mas.index, mas.last);
@@ -490,28 +317,28 @@ static void op_prev(struct ksim_fuzz_in *in, uint8_t flags)
 	MA_STATE(mas, mt, index, index);
 	tree_read_lock(flags);
 	entry = mas_walk(&mas);
-	KSIM_FUZZ_CHECK(entry_val(entry) == (model_at(index) ? model_at(index)->val : 0),
+	KSIM_FUZZ_CHECK(entry_val(entry) == (ksim_maple_model_at(&mm, index) ? ksim_maple_model_at(&mm, index)->val : 0),
 			"mas_walk(%lu) = %lu", index, entry_val(entry));
 	for (int k = 0; k < steps; k++) {
 		unsigned long pos = mas.index;
 
 		/* The model's nearest entry ending before the current range. */
-		i = model_lower(pos);
+		i = ksim_maple_model_lower(&mm, pos);
 		entry = mas_prev(&mas, min);
-		if (i == 0 || model[i - 1].last < min) {
+		if (i == 0 || mm.iv[i - 1].last < min) {
 			KSIM_FUZZ_CHECK(!entry, "mas_prev below %lu (min %lu): got %lu at [%lu, %lu]",
 					pos, min, entry_val(entry), mas.index, mas.last);
 			break;
 		}
 		i--;
 		/* An entry straddling min: the kernel may stop or return it. */
-		if (!entry && model[i].first < min)
+		if (!entry && mm.iv[i].first < min)
 			break;
-		KSIM_FUZZ_CHECK(entry_val(entry) == model[i].val && mas.index == model[i].first &&
-				mas.last == model[i].last,
+		KSIM_FUZZ_CHECK(entry_val(entry) == mm.iv[i].val && mas.index == mm.iv[i].first &&
+				mas.last == mm.iv[i].last,
 				"mas_prev step %d below %lu: [%lu, %lu] = %lu, model [%lu, %lu] = %lu",
 				k, pos, mas.index, mas.last, entry_val(entry),
-				model[i].first, model[i].last, model[i].val);
+				mm.iv[i].first, mm.iv[i].last, mm.iv[i].val);
 	}
 	tree_read_unlock(flags);
 }
@@ -519,7 +346,7 @@ static void op_prev(struct ksim_fuzz_in *in, uint8_t flags)
 static void op_walk(struct ksim_fuzz_in *in, uint8_t flags)
 {
 	unsigned long index = get_index(in);
-	const struct ival *iv = model_at(index);
+	const struct ksim_ival *iv = ksim_maple_model_at(&mm, index);
 	void *entry;
 
 	KSIM_FUZZ_TRACE("mas_walk(%lu)%s\n", index, flags & 4 ? " [rcu]" : "");
@@ -535,7 +362,7 @@ static void op_walk(struct ksim_fuzz_in *in, uint8_t flags)
 				mas.index, mas.last, entry_val(entry), iv->first, iv->last, iv->val);
 	} else {
 		KSIM_FUZZ_CHECK(!entry && mas.index <= index && index <= mas.last &&
-				!model_any(mas.index, mas.last),
+				!ksim_maple_model_any(&mm, mas.index, mas.last),
 				"mas_walk(%lu) in a gap: got %lu at [%lu, %lu]", index,
 				entry_val(entry), mas.index, mas.last);
 	}
@@ -569,9 +396,9 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 	else if (!new_area_contract() && min == max)
 		want_ret = -EINVAL;	/* 6.1: min >= max is refused */
 	else if (rev)
-		want_ret = (found = model_gap_rev(min, max, size, &want)) ? 0 : -EBUSY;
+		want_ret = (found = ksim_maple_model_gap_rev(&mm, min, max, size, &want)) ? 0 : -EBUSY;
 	else
-		want_ret = (found = model_gap(min, max, size, &want)) ? 0 : -EBUSY;
+		want_ret = (found = ksim_maple_model_gap(&mm, min, max, size, &want)) ? 0 : -EBUSY;
 	KSIM_FUZZ_TRACE("mas_empty_area%s(min %lu, max %lu, size %lu)%s\n", rev ? "_rev" : "",
 			min, max, size, flags & 4 ? " [rcu]" : "");
 	MA_STATE(mas, mt, 0, 0);
@@ -593,7 +420,7 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 			return;
 		if (ret == 0 && want_ret == 0) {
 			KSIM_FUZZ_CHECK(mas.last - mas.index == size - 1 && mas.index >= min &&
-					mas.last <= max && !model_any(mas.index, mas.last),
+					mas.last <= max && !ksim_maple_model_any(&mm, mas.index, mas.last),
 					"mas_empty_area%s(%lu, %lu, %lu) = [%lu, %lu]: not a free fit",
 					rev ? "_rev" : "", min, max, size, mas.index, mas.last);
 			return;
@@ -607,7 +434,7 @@ static void op_empty_area(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
 			"mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu%s",
 			rev ? "_rev" : "", min, max, size, max, rev ? "ends at" : "starts at", want,
-			nr_model ? "" : "; all of [0, ULONG_MAX] is free");
+			mm.nr ? "" : "; all of [0, ULONG_MAX] is free");
 	KSIM_FUZZ_CHECK(ret == want_ret, "mas_empty_area%s(%lu, %lu, %lu) = %d, model %d (at %lu)",
 			rev ? "_rev" : "", min, max, size, ret, want_ret, want);
 	if (ret)
@@ -631,9 +458,9 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 	if (!(mt_flags & MT_FLAGS_ALLOC_RANGE) || min > max || size == 0 || max - min < size - 1)
 		want_ret = -EINVAL;
 	else if (rev)
-		want_ret = model_gap_rev(min, max, size, &want) ? 0 : -EBUSY;
+		want_ret = ksim_maple_model_gap_rev(&mm, min, max, size, &want) ? 0 : -EBUSY;
 	else
-		want_ret = model_gap(min, max, size, &want) ? 0 : -EBUSY;
+		want_ret = ksim_maple_model_gap(&mm, min, max, size, &want) ? 0 : -EBUSY;
 	if (!want_ret && rev)
 		want = want - size + 1;
 	KSIM_FUZZ_TRACE("mtree_alloc_%srange(size %lu, min %lu, max %lu) = %lu\n", rev ? "r" : "",
@@ -667,24 +494,24 @@ static void op_alloc(struct ksim_fuzz_in *in, uint8_t flags, bool rev)
 		 */
 		if (ret)
 			return;
-		KSIM_FUZZ_CHECK(start + size - 1 >= start && !model_any(start, start + size - 1),
+		KSIM_FUZZ_CHECK(start + size - 1 >= start && !ksim_maple_model_any(&mm, start, start + size - 1),
 				"mtree_alloc_%srange(size %lu, %lu, %lu) = 0 at %lu: not free space",
 				rev ? "r" : "", size, min, max, start);
-		model_store(start, start + size - 1, val);
+		ksim_maple_model_store(&mm, start, start + size - 1, val);
 		return;
 	}
 	/* Same message as op_empty_area's: the known ULONG_MAX bug matches it. */
 	KSIM_FUZZ_CHECK(!(ret == -EBUSY && want_ret == 0),
 			"mtree_alloc_%srange(size %lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model at %lu%s",
 			rev ? "r" : "", size, min, max, max, want,
-			nr_model ? "" : "; all of [0, ULONG_MAX] is free");
+			mm.nr ? "" : "; all of [0, ULONG_MAX] is free");
 	KSIM_FUZZ_CHECK(ret == want_ret, "mtree_alloc_%srange(size %lu, %lu, %lu) = %d, model %d",
 			rev ? "r" : "", size, min, max, ret, want_ret);
 	if (ret)
 		return;
 	KSIM_FUZZ_CHECK(start == want, "mtree_alloc_%srange(size %lu, %lu, %lu) at %lu, model %lu",
 			rev ? "r" : "", size, min, max, start, want);
-	model_store(start, start + size - 1, val);
+	ksim_maple_model_store(&mm, start, start + size - 1, val);
 }
 
 static void op_dup(uint8_t flags)
@@ -713,7 +540,7 @@ static void op_dup(uint8_t flags)
 	}
 	KSIM_FUZZ_TRACE("    -> %d\n", ret);
 	/* One op on the oracle's schedule: both trees are checked, or neither. */
-	due = ksim_fuzz_full_check_due(nr_model, ksim_fuzz_fault_failures() > 0);
+	due = ksim_fuzz_full_check_due(mm.nr, ksim_fuzz_fault_failures() > 0);
 	if (due)
 		check_tree(mt, "source after dup", false);
 	if (ret) {
@@ -746,7 +573,7 @@ static void op_burst(struct ksim_fuzz_in *in, uint8_t flags)
 	bool erase = flags & 1;
 	gfp_t gfp = get_gfp(flags);
 	/* Stored, not yet in the model (one merge at the end). */
-	static struct ival done[256];
+	static struct ksim_ival done[256];
 	size_t nr_done = 0;
 
 	KSIM_FUZZ_TRACE("burst: %u %s of [%lu + k*%u, +%u]\n", count,
@@ -774,9 +601,9 @@ static void op_burst(struct ksim_fuzz_in *in, uint8_t flags)
 			continue;
 		}
 		KSIM_FUZZ_CHECK(ret == 0, "burst store [%lu, %lu] returned %d", first, last, ret);
-		done[nr_done++] = (struct ival){ first, last, val };
+		done[nr_done++] = (struct ksim_ival){ first, last, val };
 	}
-	model_store_sorted(done, nr_done);
+	ksim_maple_model_store_sorted(&mm, done, nr_done);
 }
 
 static void op_reinit(uint8_t flags)
@@ -785,7 +612,7 @@ static void op_reinit(uint8_t flags)
 	mt_flags = (flags & 1 ? MT_FLAGS_ALLOC_RANGE : 0) | (flags & 2 ? MT_FLAGS_USE_RCU : 0);
 	KSIM_FUZZ_TRACE("mtree_destroy; mt_init_flags(%#x)\n", mt_flags);
 	mt_init_flags(mt, mt_flags);
-	nr_model = 0;
+	ksim_maple_model_clear(&mm);
 }
 
 static bool read_only_op(uint8_t op)
@@ -838,7 +665,7 @@ static void run_op(struct ksim_fuzz_in *in)
 			mtree_insert_range(mt, first, last, val_entry(val), get_gfp(flags));
 		if (first > last) {
 			KSIM_FUZZ_CHECK(ret == -EINVAL, "insert_range(%lu > %lu) = %d", first, last, ret);
-		} else if (model_any(first, last)) {
+		} else if (ksim_maple_model_any(&mm, first, last)) {
 			KSIM_FUZZ_TRACE("    -> %d\n", ret);
 			/* 6.12's mas_insert() preallocates before it looks: -ENOMEM may win. */
 			KSIM_FUZZ_CHECK(ret == -EEXIST ||
@@ -854,7 +681,7 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	case OP_LOAD: {
 		unsigned long index = get_index(in);
-		const struct ival *iv = model_at(index);
+		const struct ksim_ival *iv = ksim_maple_model_at(&mm, index);
 		void *e = mtree_load(mt, index);
 
 		KSIM_FUZZ_TRACE("mtree_load(%lu) -> %lu\n", index, entry_val(e));
@@ -961,7 +788,7 @@ static void run_op(struct ksim_fuzz_in *in)
 	 * a third of its cost (fuzz/README.md).  A dup checks both trees
 	 * itself (op_dup).
 	 */
-	if (!read_only_op(op) && op != OP_DUP && ksim_fuzz_full_check_due(nr_model, injected))
+	if (!read_only_op(op) && op != OP_DUP && ksim_fuzz_full_check_due(mm.nr, injected))
 		check_tree(mt, op_names[op], false);
 	else
 		ksim_fuzz_check_problems(op_names[op]);
@@ -974,7 +801,7 @@ static void maple_run(struct ksim_fuzz_in *in)
 	mt = &trees[0];
 	mt_flags = (cfg & 1 ? MT_FLAGS_ALLOC_RANGE : 0) | (cfg & 2 ? MT_FLAGS_USE_RCU : 0);
 	mt_init_flags(mt, mt_flags);
-	nr_model = 0;
+	ksim_maple_model_clear(&mm);
 	next_val = 0;
 	burst_stores = 0;
 	KSIM_FUZZ_TRACE("mt_init_flags(%#x)\n", mt_flags);
@@ -989,7 +816,7 @@ static void maple_run(struct ksim_fuzz_in *in)
 static void maple_init(void)
 {
 	/* maple_tree_init() ran when ksim_maple loaded (maple/maple_tree.c). */
-	model_reserve(1024);
+	ksim_maple_model_reserve(&mm, 1024);
 }
 
 KSIM_FUZZ_TARGET(maple, maple_init, maple_run);

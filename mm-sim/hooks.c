@@ -15,6 +15,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
+#include <ksim/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -760,26 +761,74 @@ static bool vma_write_locked(struct vm_area_struct *vma)
 	return READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq);
 }
 
-void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+/*
+ * Wait for the VMA's readers to leave (rcuwait in the kernel); false if they
+ * never do (a test holding a reader on purpose).  The limit is generous: a
+ * stress reader holding a VMA may be descheduled for long on a loaded
+ * machine.  Under deterministic scheduling the baton goes to another
+ * thread, which may be the reader.
+ */
+static bool wait_readers_left(struct vm_area_struct *vma)
 {
 	struct timespec t0, t;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_read_acquire(&vma->ksim_readers)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 4)
+			return false;
+		if (ksim_sched_current())
+			ksim_sched_block("per-VMA lock readers");
+		else
+			sched_yield();
+	}
+	return true;
+}
+
+void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
 	if (!mmap_write_held(vma->vm_mm))	/* mmap_assert_write_locked() */
 		P(KSIM_P_LOCKDEP, "vma_start_write() without the mmap write lock");
 	if (vma_write_locked(vma))
 		return;
 	/* exclude readers: wait for the ones inside to leave */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (atomic_read(&vma->ksim_readers)) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 1) {
-			P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
-			  vma->vm_start, vma->vm_end);
-			break;
-		}
-		sched_yield();
-	}
+	if (!wait_readers_left(vma))
+		P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
+		  vma->vm_start, vma->vm_end);
 	WRITE_ONCE(vma->vm_lock_seq, vma->vm_mm->mm_lock_seq);
+}
+
+/*
+ * 7.x's vm_refcnt, emulated: a reader takes its reference only while the VMA
+ * is attached (__refcount_inc_not_zero_limited_acquire() on a refcount
+ * that is 0 when detached), so the check and the increment are one step
+ * under this lock; the attach state changes under it too.  A reader that
+ * took a reference just before the writer's vma_start_write() set
+ * vm_lock_seq backs off on its recheck; vma_mark_detached() waits for such
+ * readers, as __vma_exclude_readers_for_detach() does.  The lock lives
+ * outside the VMA: a VMA's memory is reused at once (SLAB_TYPESAFE_BY_RCU).
+ */
+static pthread_mutex_t vma_ref_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Test-only mutant (-DKSIM_MUTANT_VMA_READ_NO_RECHECK=1): vma_start_read()
+ * does not recheck vm_lock_seq after taking its reference, so a reader can
+ * hold a VMA a writer write-locked in between (mm-sim/README.md, mutants).
+ */
+#ifndef KSIM_MUTANT_VMA_READ_NO_RECHECK
+#define KSIM_MUTANT_VMA_READ_NO_RECHECK 0
+#endif
+
+void ksim_vma_set_attached(struct vm_area_struct *vma, bool attached, KSIM_SITE_ARGS)
+{
+#if KSIM_HAVE_MM_VMA_INIT_C
+	pthread_mutex_lock(&vma_ref_lock);
+	vma->ksim_attached = attached;
+	pthread_mutex_unlock(&vma_ref_lock);
+	if (!attached && !wait_readers_left(vma))
+		P(KSIM_P_LOCKDEP, "vma_mark_detached(): VMA [%lx, %lx) readers never left",
+		  vma->vm_start, vma->vm_end);
+#endif
 }
 
 void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
@@ -870,20 +919,103 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 			vma->ksim_shadow = h;
 		}
 	}
-	WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+	/* mm_lock_seqcount_end(): even again, every VMA write lock of the session ends (RELEASE) */
+	smp_store_release(&mm->mm_lock_seq, mm->mm_lock_seq + 1);
 	if (downgrade)
 		downgrade_write(&mm->mmap_lock);
 	else
 		up_write(&mm->mmap_lock);
 }
 
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C
 /*
- * lock_vma_under_rcu() (mm/mmap_lock.c), emulated: find the VMA under RCU,
- * take a reader reference unless it is write-locked, recheck it is still
- * the VMA at @addr.  NULL: the caller falls back to the mmap lock.
+ * 7.x vma_start_read() (mm/mmap_lock.c, static there), emulated: called
+ * under RCU, which it drops on failure; the kernel's lock_vma_under_rcu()
+ * (extracted) does the rest: retry on -EAGAIN, the address recheck.
+ */
+struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	bool attached;
+
+	/* a reader may be preempted between its walk, the check and the reference (PREEMPT_RCU) */
+	ksim_yield_point();
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
+		vma = NULL;
+		goto err;
+	}
+	ksim_yield_point();
+	pthread_mutex_lock(&vma_ref_lock);
+	attached = READ_ONCE(vma->ksim_attached);
+	if (attached)
+		(void)atomic_inc_return(&vma->ksim_readers);
+	pthread_mutex_unlock(&vma_ref_lock);
+	if (!attached) {
+		vma = ERR_PTR(-EAGAIN);	/* detached from under us */
+		goto err;
+	}
+	smp_mb();
+	/* reused for another mm, or write-locked since the first check */
+	if (READ_ONCE(vma->vm_mm) != mm ||
+	    (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
+	     READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
+		atomic_dec(&vma->ksim_readers);
+		vma = NULL;
+		goto err;
+	}
+	return vma;
+err:
+	rcu_read_unlock();
+	return vma;
+}
+#if KSIM_HAVE_LOCK_NEXT_VMA
+/* 7.x vma_start_read_locked() (include/linux/mmap_lock.h): under the mmap read lock */
+bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	bool attached;
+
+	if (!lockdep_is_held(&vma->vm_mm->mmap_lock))	/* mmap_assert_locked() */
+		P(KSIM_P_LOCKDEP, "vma_start_read_locked() without the mmap lock");
+	pthread_mutex_lock(&vma_ref_lock);
+	attached = READ_ONCE(vma->ksim_attached);
+	if (attached)
+		(void)atomic_inc_return(&vma->ksim_readers);
+	pthread_mutex_unlock(&vma_ref_lock);
+	return attached;
+}
+#endif
+#elif KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+/*
+ * 6.12 vma_start_read() (include/linux/mm.h), emulated: the read side of
+ * vma->vm_lock; the VMA itself stays allocated until a grace period after
+ * vm_area_free() (call_rcu()), the caller checks vma->detached.
+ */
+bool ksim_vma_start_read(struct vm_area_struct *vma)
+{
+	ksim_yield_point();	/* preemptible between the walk, the check and the lock (PREEMPT_RCU) */
+	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
+		return false;
+	ksim_yield_point();
+	(void)atomic_inc_return(&vma->ksim_readers);
+	if (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
+	    READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&vma->vm_mm->mm_lock_seq)) {
+		atomic_dec(&vma->ksim_readers);
+		return false;
+	}
+	return true;
+}
+#endif
+
+/*
+ * lock_vma_under_rcu(): the tree's own (extracted) where the probe found
+ * it; otherwise an emulation: find the VMA under RCU, take a reader
+ * reference unless it is write-locked, recheck it is still the VMA at
+ * @addr.  NULL: the caller falls back to the mmap lock.
  */
 struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr)
 {
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C || KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+	return lock_vma_under_rcu(mm, addr);
+#else
 	struct vm_area_struct *vma;
 	MA_STATE(mas, &mm->mm_mt, addr, addr);
 
@@ -903,11 +1035,13 @@ struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned lo
 fail:
 	rcu_read_unlock();
 	return NULL;
+#endif
 }
 
+/* release: what the reader read of the VMA happens before the writer that waited for it */
 void ksim_vma_end_read(struct vm_area_struct *vma)
 {
-	atomic_dec(&vma->ksim_readers);
+	(void)atomic_dec_return(&vma->ksim_readers);
 }
 #endif /* KSIM_HAVE_PER_VMA_LOCK */
 

@@ -51,6 +51,20 @@ static void __zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 }
 #endif
 
+#if KSIM_HAVE_PER_VMA_LOCK && !KSIM_HAVE_MM_VMA_INIT_C
+/*
+ * kernel/fork.c's vm_area_free_rcu_cb() (static there), simulated: the
+ * extracted vm_area_free() hands the VMA to call_rcu() under
+ * CONFIG_PER_VMA_LOCK; the kernel's one asserts the VMA lock is not held,
+ * which __vm_area_free()'s ksim_vma_free_check() does on the emulation.
+ */
+void __vm_area_free(struct vm_area_struct *vma);
+static void vm_area_free_rcu_cb(struct rcu_head *head)
+{
+	__vm_area_free(container_of(head, struct vm_area_struct, vm_rcu));
+}
+#endif
+
 #include "mm_extract_gen.c"
 
 #if KSIM_MMSIM_MREMAP

@@ -6,6 +6,7 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/query.h>
+#include <mm_sim/sim.h>
 
 static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info *out)
 {
@@ -46,6 +47,59 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 		ksim_vma_info_fill(vma, out);
 	mmap_read_unlock(mm);
 	return vma != NULL;
+}
+
+bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out)
+{
+#if KSIM_HAVE_PER_VMA_LOCK
+	struct vm_area_struct *vma = ksim_lock_vma_under_rcu(mm, addr);
+
+	if (!vma)
+		return false;
+	ksim_vma_info_fill(vma, out);
+	ksim_vma_end_read(vma);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * /proc/PID/maps under per-VMA locks (7.x): fs/proc/task_mmu.c's walk, its
+ * glue simulated, its core the tree's lock_next_vma() (extracted): under
+ * RCU, each VMA read-locked in turn from the end of the previous one, the
+ * previous one's lock dropped first (get_next_vma()); lock_next_vma()
+ * falls back to the mmap read lock itself.
+ */
+long ksim_mm_maps_walk(struct mm_struct *mm, struct ksim_vma_info *out, int max)
+{
+#if KSIM_HAVE_LOCK_NEXT_VMA
+	struct vm_area_struct *vma, *locked = NULL;
+	unsigned long last_pos = 0;
+	long n = 0;
+
+	if (!mm)
+		return 0;	/* the caller asks whether the walk exists */
+	VMA_ITERATOR(vmi, mm, 0);
+	rcu_read_lock();
+	for (;;) {
+		if (locked)
+			vma_end_read(locked);
+		locked = NULL;
+		vma = lock_next_vma(mm, &vmi, last_pos);
+		if (IS_ERR_OR_NULL(vma))
+			break;
+		locked = vma;
+		if (n < max)
+			ksim_vma_info_fill(vma, &out[n]);
+		n++;
+		last_pos = vma->vm_end;
+	}
+	rcu_read_unlock();
+	return IS_ERR(vma) ? PTR_ERR(vma) : n;
+#else
+	return -ENOSYS;
+#endif
 }
 
 long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,

@@ -18,11 +18,13 @@
  *     seqlock-style (the owner bumps the slot's sequence to odd before an
  *     op and to even after the op and its model update), so a lookup
  *     bracketed by the same even sequence saw the state the model holds;
- *   - walk mm->mm_mt without the mmap lock under rcu_read_lock() (as the
- *     kernel's lockless VMA lookup does before taking a per-VMA lock), and
+ *   - walk mm->mm_mt without the mmap lock under rcu_read_lock(), and
  *     check only the entries' ranges: ordered, page aligned, inside the
- *     address windows, entries non-NULL.  They never dereference a VMA:
- *     mm-sim frees VMAs at once, not after RCU (see README.md).
+ *     address windows, entries non-NULL;
+ *   - where the tree has per-VMA locks, look a VMA up as a page fault does,
+ *     with the tree's lock_vma_under_rcu() and no mmap lock, and check it
+ *     against the owner's versioned history (publish(), check_locked()):
+ *     it must be a VMA that existed at that address during the read.
  *
  * A slot's mm pointer is protected by a per-slot rwlock standing in for
  * mmget_not_zero()/mmput(): readers hold it for reading while they use
@@ -39,6 +41,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +61,29 @@ static const unsigned long win_base[NWIN] = { 0x3fe00000UL, 0x7fffe00000UL };
 #define CMP_MASK	(VM_RWX | VM_MAY | KSIM_VM_SHARED | KSIM_VM_MAYSHARE | KSIM_VM_DONTCOPY | \
 			 KSIM_VM_NORESERVE)
 
+/*
+ * The versioned history lockless readers are judged by: after every op the
+ * owner publishes the process's VMAs (start, end, vm_flags, pgoff) as the
+ * state at the slot's next even sequence, in a ring (a seqlock per entry:
+ * ver odd while it is rewritten).  A VMA a reader locked must be one of the
+ * states between its read's start and end.
+ */
+#define HIST		64
+#define HVMAS		256
+struct snap {
+	unsigned long ver;		/* the even slot sequence it is the state at */
+	unsigned long n;		/* VMAs; ULONG_MAX: more than HVMAS */
+	unsigned long v[HVMAS][4];	/* start, end, vm_flags, pgoff */
+};
+
 struct slot {
 	pthread_rwlock_t lock;		/* mm lifetime (mmget/mmput stand-in) */
 	struct mm_struct *mm;		/* written under lock (write) by the owner */
 	unsigned long seq;		/* odd while the owner changes the process */
+	unsigned long busy[2];		/* the range the op in flight works on (a hint) */
 	/* the model: flags (0 = unmapped) and pgoff per page, atomics */
 	unsigned long flags[NPAGES], pgoff[NPAGES];
+	struct snap hist[HIST];
 };
 
 struct owner {
@@ -73,7 +93,7 @@ struct owner {
 
 static struct owner *owners;
 static int nr_owners;
-static bool vma_c;
+static bool vma_c, per_vma_lock, maps_walk;
 
 static long page_index(unsigned long addr)
 {
@@ -102,6 +122,33 @@ static void seq_begin(struct slot *s)
 static void seq_end(struct slot *s)
 {
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Publish the process's VMAs as the state at the coming even sequence. */
+static void publish(struct slot *s)
+{
+	static __thread struct ksim_vma_info vi[HVMAS + 1];
+	unsigned long ver = s->seq + 1;
+	struct snap *h = &s->hist[(ver / 2) % HIST];
+	int n = s->mm ? ksim_mm_vmas(s->mm, vi, HVMAS + 1) : 0;
+
+	__atomic_store_n(&h->ver, ver - 1, __ATOMIC_RELAXED);	/* odd: being rewritten */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	st(&h->n, n > HVMAS ? ULONG_MAX : (unsigned long)n);
+	for (int k = 0; k < n && k < HVMAS; k++) {
+		st(&h->v[k][0], vi[k].start);
+		st(&h->v[k][1], vi[k].end);
+		st(&h->v[k][2], vi[k].flags);
+		st(&h->v[k][3], vi[k].pgoff);
+	}
+	__atomic_store_n(&h->ver, ver, __ATOMIC_RELEASE);
+}
+
+/* The end of an owner's op: its result goes into the history, then the sequence. */
+static void op_end(struct slot *s)
+{
+	publish(s);
+	seq_end(s);
 }
 
 static void model_set(struct slot *s, unsigned long a, unsigned long end, unsigned long flags,
@@ -175,10 +222,12 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 		s->mm = mm;
 		model_set(s, win_base[0], win_base[0] + WIN_PAGES * PG, 0, 0);
 		model_set(s, win_base[1], win_base[1] + WIN_PAGES * PG, 0, 0);
-		seq_end(s);
+		op_end(s);
 		pthread_rwlock_unlock(&s->lock);
 		return;
 	}
+	__atomic_store_n(&s->busy[0], addr, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->busy[1], end, __ATOMIC_RELAXED);
 	seq_begin(s);
 	if (op < 5) {		/* mmap */
 		unsigned long f = (ksim_rng_below(rng, 4) ? KSIM_VM_READ : 0) |
@@ -204,10 +253,12 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 			 */
 			if (fault) {
 				if (ksim_munmap(s->mm, addr, len)) {
-					seq_end(s);	/* unchanged; try again later */
+					op_end(s);	/* unchanged; try again later */
 					return;
 				}
 				model_set(s, addr, end, 0, 0);
+				op_end(s);	/* the hole is a state readers may see */
+				seq_begin(s);
 			}
 			r = ksim_mmap(s->mm, addr, len, f, file, pgoff);
 			KSIM_STRESS_CHECK(t, !r || (fault && fault_ok(r)), "mmap = %ld", r);
@@ -335,7 +386,7 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 					st(&c->flags[i], (f & KSIM_VM_DONTCOPY) ? 0 : f);
 					st(&c->pgoff[i], (f & KSIM_VM_DONTCOPY) ? 0 : ld(&s->pgoff[i]));
 				}
-				seq_end(c);
+				op_end(c);
 				pthread_rwlock_unlock(&c->lock);
 			}
 		}
@@ -347,10 +398,10 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 		s->mm = NULL;
 		pthread_rwlock_unlock(&s->lock);
 		ksim_mm_exit(mm);
-		seq_end(s);
+		op_end(s);
 		return;
 	}
-	seq_end(s);
+	op_end(s);
 	if (!(t->ops % CHECK_EVERY) && s->mm)
 		owner_compare(t, s, si);
 }
@@ -381,6 +432,168 @@ static void walk_entry(void *arg, unsigned long first, unsigned long last, const
 		w->bad++;
 }
 
+static unsigned long n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again;
+
+/*
+ * The VMA at @addr in the history at version @ver: 1 (its tuple in @tup), 0
+ * (none there), -1 (that version is not, or no longer, in the ring).
+ */
+static int snap_lookup(struct slot *s, unsigned long ver, unsigned long addr, unsigned long tup[4])
+{
+	struct snap *h = &s->hist[(ver / 2) % HIST];
+	unsigned long n;
+	int r = 0;
+
+	if (__atomic_load_n(&h->ver, __ATOMIC_ACQUIRE) != ver)
+		return -1;
+	n = ld(&h->n);
+	if (n > HVMAS)
+		r = -1;
+	for (unsigned long k = 0; r == 0 && k < n; k++) {
+		if (ld(&h->v[k][0]) <= addr && addr < ld(&h->v[k][1])) {
+			for (int f = 0; f < 4; f++)
+				tup[f] = ld(&h->v[k][f]);
+			r = 1;
+		}
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&h->ver, __ATOMIC_RELAXED) != ver)
+		return -1;
+	return r;
+}
+
+/* Wait until the owner published version @ver (it does so before its sequence passes it). */
+static void wait_published(struct slot *s, unsigned long ver)
+{
+	struct snap *h = &s->hist[(ver / 2) % HIST];
+
+	while (__atomic_load_n(&h->ver, __ATOMIC_ACQUIRE) != ver &&
+	       __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) < ver && ksim_stress_running()) {
+		if (ksim_sched_current())
+			ksim_sched_block("the owner's history");
+		else
+			sched_yield();
+	}
+}
+
+/*
+ * A page-fault-style lookup, lock_vma_under_rcu() without the mmap lock,
+ * judged by the history: the VMA it returned (copied under its per-VMA read
+ * lock) must contain @addr and be, exactly, the VMA at @addr in one of the
+ * states between the read's start (@s1) and end (@s2).  Failing to lock is
+ * the kernel's "fall back to the mmap lock", allowed while the owner was in
+ * an op; with no op during the read and a VMA at @addr it is a failure.
+ */
+static void check_locked(struct ksim_stress_thread *t, struct slot *s, unsigned long addr, bool ok,
+			 const struct ksim_vma_info *vi, unsigned long s1, unsigned long s2)
+{
+	unsigned long lo = s1 & ~1UL, hi = (s2 + 1) & ~1UL, tup[4];
+	bool seen = false, gone = false, stable = lo == hi;
+	int covered = 0;
+
+	if (ok)
+		KSIM_STRESS_CHECK(t, vi->start <= addr && addr < vi->end,
+				  "lock_vma_under_rcu(%#lx) = [%#lx, %#lx): not the VMA at that address",
+				  addr, vi->start, vi->end);
+	wait_published(s, hi);
+	for (unsigned long v = lo; v <= hi; v += 2) {
+		int r = snap_lookup(s, v, addr, tup);
+
+		gone |= r < 0;
+		covered += r == 1;
+		if (r == 1 && ok && tup[0] == vi->start && tup[1] == vi->end && tup[2] == vi->flags &&
+		    tup[3] == vi->pgoff)
+			seen = true;
+	}
+	if (gone && !seen) {
+		__atomic_add_fetch(&n_gone, 1, __ATOMIC_RELAXED);
+		return;		/* history left the ring: skipped, never guessed */
+	}
+	if (ok) {
+		__atomic_add_fetch(&n_locked, 1, __ATOMIC_RELAXED);
+		KSIM_STRESS_CHECK(t, seen, "lock_vma_under_rcu(%#lx) = [%#lx, %#lx) flags %#lx pgoff %#lx: "
+				  "no such VMA at any version %lu..%lu of the process",
+				  addr, vi->start, vi->end, vi->flags, vi->pgoff, lo, hi);
+	} else {
+		__atomic_add_fetch(covered ? &n_fallback : &n_none, 1, __ATOMIC_RELAXED);
+		KSIM_STRESS_CHECK(t, !stable || !covered,
+				  "lock_vma_under_rcu(%#lx) failed with no op in flight (version %lu has a VMA there)",
+				  addr, lo);
+	}
+	ksim_stress_checks(t, 1);
+}
+
+/*
+ * A /proc/PID/maps read under per-VMA locks (7.x lock_next_vma()): not a
+ * snapshot, but every VMA it lists must be one at that address in a state
+ * during the read, the ends strictly increasing; an address mapped in every
+ * state during the read is listed; with no op during the read the list is
+ * the state at that version.  A listed VMA may start before the previous
+ * one ended: after a merge the walk reports the extended VMA again
+ * (fs/proc/task_mmu.c proc_get_vma(): "previous vma was merged with the
+ * next vma and we found the extended vma with the same vm_start").
+ */
+static void check_maps(struct ksim_stress_thread *t, struct slot *s, const struct ksim_vma_info *mv,
+		       long n, unsigned long s1, unsigned long s2)
+{
+	unsigned long lo = s1 & ~1UL, hi = (s2 + 1) & ~1UL, tup[4];
+
+	KSIM_STRESS_CHECK(t, n >= 0 && n <= HVMAS, "maps walk = %ld", n);
+	if (n < 0 || n > HVMAS)
+		return;
+	wait_published(s, hi);
+	for (long k = 0; k < n; k++) {
+		bool seen = false, gone = false;
+
+		KSIM_STRESS_CHECK(t, mv[k].start < mv[k].end && (!k || mv[k - 1].end < mv[k].end),
+				  "maps walk: VMA %ld [%#lx, %#lx) after [%#lx, %#lx)", k, mv[k].start,
+				  mv[k].end, k ? mv[k - 1].start : 0, k ? mv[k - 1].end : 0);
+		if (k && mv[k].start < mv[k - 1].end)
+			__atomic_add_fetch(&n_maps_again, 1, __ATOMIC_RELAXED);
+		for (unsigned long v = lo; v <= hi && !seen; v += 2) {
+			int r = snap_lookup(s, v, mv[k].start, tup);
+
+			gone |= r < 0;
+			seen = r == 1 && tup[0] == mv[k].start && tup[1] == mv[k].end &&
+			       tup[2] == mv[k].flags && tup[3] == mv[k].pgoff;
+		}
+		if (!seen && gone) {
+			__atomic_add_fetch(&n_gone, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		KSIM_STRESS_CHECK(t, seen, "maps walk: VMA %ld [%#lx, %#lx) flags %#lx pgoff %#lx: no such "
+				  "VMA at any version %lu..%lu of the process", k, mv[k].start, mv[k].end,
+				  mv[k].flags, mv[k].pgoff, lo, hi);
+		if (!seen)
+			return;
+	}
+	/* a few addresses mapped in every state of the read must be listed */
+	for (int k = 0; k < 4; k++) {
+		unsigned long a = win_base[ksim_rng_below(&t->rng, NWIN)] +
+				  ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+		bool always = true, listed = false;
+
+		for (unsigned long v = lo; v <= hi && always; v += 2)
+			always = snap_lookup(s, v, a, tup) == 1;
+		for (long m = 0; m < n && !listed; m++)
+			listed = mv[m].start <= a && a < mv[m].end;
+		KSIM_STRESS_CHECK(t, !always || listed, "maps walk: %#lx mapped at every version %lu..%lu, "
+				  "not listed", a, lo, hi);
+	}
+	if (lo == hi) {		/* no op during the read: the state itself */
+		struct snap *h = &s->hist[(lo / 2) % HIST];
+		unsigned long want = __atomic_load_n(&h->ver, __ATOMIC_ACQUIRE) == lo ? ld(&h->n) : ULONG_MAX;
+
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (want != ULONG_MAX && __atomic_load_n(&h->ver, __ATOMIC_RELAXED) == lo)
+			KSIM_STRESS_CHECK(t, (unsigned long)n == want,
+					  "maps walk with no op in flight: %ld VMAs, version %lu has %lu", n,
+					  lo, want);
+	}
+	__atomic_add_fetch(&n_maps, 1, __ATOMIC_RELAXED);
+	ksim_stress_checks(t, 1);
+}
+
 static void reader(struct ksim_stress_thread *t)
 {
 	while (ksim_stress_running()) {
@@ -388,6 +601,29 @@ static void reader(struct ksim_stress_thread *t)
 		struct slot *s = &o->slots[ksim_rng_below(&t->rng, SLOTS)];
 		unsigned long addr = win_base[ksim_rng_below(&t->rng, NWIN)] +
 				     ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+		unsigned int how = ksim_rng_below(&t->rng, 4);
+
+		/*
+		 * Half the lockless lookups go where an owner is working right now:
+		 * a slot in an op, just outside the op's range, where a split
+		 * shrinks the VMA the reader may have found away from its address
+		 * (inside the range the VMA keeps the address or is detached).
+		 */
+		if (how >= 2 && ksim_rng_below(&t->rng, 2)) {
+			for (int k = 0; k < nr_owners * SLOTS; k++) {
+				struct slot *b = &owners[k / SLOTS].slots[k % SLOTS];
+				unsigned long off = (1 + ksim_rng_below(&t->rng, 8)) * PG;
+				unsigned long a = ksim_rng_below(&t->rng, 2) ?
+					__atomic_load_n(&b->busy[0], __ATOMIC_RELAXED) - off :
+					__atomic_load_n(&b->busy[1], __ATOMIC_RELAXED) + off - PG;
+
+				if ((__atomic_load_n(&b->seq, __ATOMIC_RELAXED) & 1) && page_index(a) >= 0) {
+					s = b;
+					addr = a;
+					break;
+				}
+			}
+		}
 		unsigned long s1, s2, mf, mp, mf2 = 0;
 		struct ksim_vma_info vi;
 		bool found;
@@ -398,7 +634,47 @@ static void reader(struct ksim_stress_thread *t)
 			pthread_rwlock_unlock(&s->lock);
 			continue;
 		}
-		if (ksim_rng_below(&t->rng, 4) == 0) {
+		if (how >= 2 && per_vma_lock) {	/* a page fault's lockless lookup */
+			bool ok;
+
+			/* faults hit mapped pages: prefer one the model has mapped */
+			for (int k = 0; k < 8 && !ld(&s->flags[i]) && !(ld(&s->seq) & 1); k++) {
+				addr = win_base[ksim_rng_below(&t->rng, NWIN)] +
+				       ksim_rng_below(&t->rng, WIN_PAGES) * PG;
+				i = page_index(addr);
+			}
+
+			s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+			ok = ksim_mm_lock_vma(s->mm, addr, &vi);
+			mf = ld(&s->flags[i]);
+			mp = ld(&s->pgoff[i]);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+			pthread_rwlock_unlock(&s->lock);
+			ksim_stress_op(t);
+			check_locked(t, s, addr, ok, &vi, s1, s2);
+			/* and, with no op during the read, against the per-page model */
+			if (ok && s1 == s2 && !(s1 & 1))
+				KSIM_STRESS_CHECK(t, (vi.flags & CMP_MASK) == mf &&
+						  vi.pgoff + (addr - vi.start) / PG == mp,
+						  "lock_vma_under_rcu(%#lx) = [%#lx, %#lx) flags %#lx pgoff %#lx, model %#lx %#lx",
+						  addr, vi.start, vi.end, vi.flags & CMP_MASK, vi.pgoff, mf, mp);
+			continue;
+		}
+		if (how == 0 && maps_walk && ksim_rng_below(&t->rng, 2)) {
+			static __thread struct ksim_vma_info mv[HVMAS + 1];
+			long n;
+
+			s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+			n = ksim_mm_maps_walk(s->mm, mv, HVMAS + 1);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+			pthread_rwlock_unlock(&s->lock);
+			ksim_stress_op(t);
+			check_maps(t, s, mv, n, s1, s2);
+			continue;
+		}
+		if (how == 0) {
 			struct walk_arg w = { t, 0 };
 			long n = ksim_mm_rcu_walk(s->mm, 0, ULONG_MAX, walk_entry, &w);
 
@@ -448,6 +724,8 @@ static void setup(void)
 	}
 	ksim_mm_sim_init();
 	vma_c = ksim_mm_has_vma_c();
+	per_vma_lock = ksim_mm_has_per_vma_lock();
+	maps_walk = ksim_mm_maps_walk(NULL, NULL, 0) != -ENOSYS;
 	owners = calloc(nr_owners, sizeof(*owners));
 	if (!owners)
 		exit(2);
@@ -484,6 +762,10 @@ static void teardown(void)
 	if (ksim_mm_check_all_freed())
 		ksim_stress_fail(NULL, __FILE__, __LINE__, "something left at the end");
 	free(owners);
+	fprintf(stderr, "# lock_vma_under_rcu: %lu locked and found in the history, %lu fell back "
+		"(a VMA there, an op in flight), %lu no VMA, %lu skipped (history left the ring); "
+		"%lu /proc maps walks (lock_next_vma) checked, %lu VMAs listed again extended\n",
+		n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again);
 }
 
 KSIM_STRESS_READERS_WRITERS("mm",

@@ -64,8 +64,11 @@ class BenchError(Exception):
     """An unusable setup: reported as one line on stderr."""
 
 
+PROG = "bench-maple-suite"   # bench_xarray_suite.py reuses this module under its own name
+
+
 def err(msg):
-    print("bench-maple-suite: " + msg, file=sys.stderr)
+    print(PROG + ": " + msg, file=sys.stderr)
 
 
 # ---------------------------------------------------------------- kernel tree
@@ -231,11 +234,12 @@ def first_error(log):
 
 
 def build_kernel_harness(ksrc, workdir, harness=HARNESS, target="maple", cc=None,
-                         cflags=(), ldflags=()):
+                         cflags=(), ldflags=(), make_vars=()):
     """Copy and build; return (binary path, info dict).  Raises BenchError
     with a one-line reason when the harness cannot be built.  harness/target:
     another tools/testing harness (e.g. tools/testing/vma, vma); cc, cflags,
-    ldflags: added to the Makefile's own (`ksim coverage --compare`)."""
+    ldflags: added to the Makefile's own (`ksim coverage --compare`); make_vars:
+    VAR=value arguments for make (e.g. the radix-tree harness's SHIFT=6)."""
     version = kernel_version(ksrc)
     files, missing = needed_files(ksrc, harness)
     if missing:
@@ -248,7 +252,7 @@ def build_kernel_harness(ksrc, workdir, harness=HARNESS, target="maple", cc=None
     cflags = extra_cflags(ksrc) + list(cflags)
     env = make_env(cflags, cc, ldflags)
     jobs = str(os.cpu_count() or 1)
-    cmd = ["make", "-C", hdir, "-j" + jobs, target]
+    cmd = ["make", "-C", hdir, "-j" + jobs] + list(make_vars) + [target]
     # (CFLAGS has no double quotes, so this is how to type it in a shell.)
     shown = "".join('%s="%s" ' % (v, env[v]) for v in ("CC", "CFLAGS", "LDFLAGS") if v in env) + \
         " ".join(shlex.quote(c) for c in cmd)
@@ -278,8 +282,8 @@ def build_kernel_harness(ksrc, workdir, harness=HARNESS, target="maple", cc=None
     with open(stamp, "w") as f:
         f.write(key)
     # The compile line make would use, to show the flags (sanitizers) in force.
-    obj = "maple.o" if target == "maple" else "main.o"
-    dry = subprocess.run(["make", "-C", hdir, "-n", "-B", obj], env=env,
+    obj = target + ".o" if target in ("maple", "xarray") else "main.o"
+    dry = subprocess.run(["make", "-C", hdir, "-n", "-B"] + list(make_vars) + [obj], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          universal_newlines=True).stdout
     ccline = next((l for l in dry.splitlines() if " -c " in l and obj[:-2] in l), "")
@@ -370,8 +374,15 @@ def report(rows, ratio, info, tsv_path):
 
 # ---------------------------------------------------------------- main
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="bench-maple-suite", description=__doc__.split("\n")[0])
+def main(argv, target="maple", passed_re=PASSED_RE, make_vars=(), prog="bench-maple-suite",
+         description=None, ours_re=CTEST_RE):
+    """The bench; bench_xarray_suite.py runs it for another harness target:
+    target (the tools/testing/radix-tree make target), passed_re (its
+    closing line), make_vars (make VAR=value), prog (messages, file names),
+    ours_re (our side's closing line)."""
+    global PROG
+    PROG = prog
+    ap = argparse.ArgumentParser(prog=prog, description=description or __doc__.split("\n")[0])
     ap.add_argument("--ksrc", default=os.environ.get("KSRC"),
                     help="kernel source tree (default: $KSRC); only read")
     ap.add_argument("--workdir", required=True, help="scratch directory for the copy, build and logs")
@@ -404,7 +415,7 @@ def main(argv):
 
     binary, info = None, {}
     try:
-        binary, info = build_kernel_harness(ksrc, workdir)
+        binary, info = build_kernel_harness(ksrc, workdir, target=target, make_vars=make_vars)
         print("kernel harness built in %.1fs with: %s" % (info["build_s"], info["make"]))
         print("kernel harness compile flags: %s" % info["flags"])
     except BenchError as e:
@@ -445,15 +456,15 @@ def main(argv):
                          "\n        ".join(l[-200:] for l in tail)))
             results[side].append(r)
 
-    rows = [summarize("kernel", results["kernel"], PASSED_RE)] if binary else []
-    rows.append(summarize("ours", results["ours"], CTEST_RE))
+    rows = [summarize("kernel", results["kernel"], passed_re)] if binary else []
+    rows.append(summarize("ours", results["ours"], ours_re))
     ratio = None
     if binary and rows[0]["pass"] and rows[1]["pass"]:
         ratio = rows[0]["median_wall"] / rows[1]["median_wall"]
     for r in rows:
         if not r["pass"]:
             err("no passing %s run in %d: no ratio" % (r["side"], r["runs"]))
-    report(rows, ratio, info, os.path.join(workdir, "bench-maple-suite.tsv"))
+    report(rows, ratio, info, os.path.join(workdir, prog + ".tsv"))
     return 0 if binary else 1
 
 

@@ -15,9 +15,14 @@ void __ksim_might_sleep(const char *file, int line)
 	if (!t->preempt_count && !t->irqs_off && !t->softirq_count && !rcu &&
 	    !t->in_rcu_callback)
 		return;
+	unsigned long before = ksim_problem_count(KSIM_P_SLEEP);
+
 	ksim_problem(KSIM_P_SLEEP, file, line,
 		     "in_atomic(): %d, irqs_disabled(): %d, rcu nesting: %d, in RCU callback: %d",
 		     t->preempt_count + t->softirq_count, t->irqs_off, rcu,
 		     t->in_rcu_callback);
-	ksim_lockdep_print_held_locks();
+	/* Not for a report the policy silenced (once per site): the xarray
+	 * suite's regression1 sleeps under xa_lock a million times. */
+	if (ksim_problem_count(KSIM_P_SLEEP) != before)
+		ksim_lockdep_print_held_locks();
 }

@@ -58,6 +58,11 @@ const char *__tsan_default_suppressions(void)
 		 * node_copy()/node_finalise() through cp_data_write(). */
 		"race:node_copy\n"
 		"race:node_finalise\n"
+		/* mm (7.x): vm_area_cachep is SLAB_TYPESAFE_BY_RCU, so a
+		 * VMA freed and reallocated is zeroed by vma_init() while a
+		 * lock_vma_under_rcu() reader may still load its vm_refcnt
+		 * (0 before and after: the reader's inc-not-zero fails). */
+		"race:vma_init\n"
 		"race:cp_data_write\n"
 		/* 7.x's name for mas_set_height(). */
 		"race:mt_set_height\n"
@@ -84,6 +89,13 @@ const char *__tsan_default_suppressions(void)
 		 * store WRITE_ONCE(), annotating it as the intended race it is.
 		 * Top frame only. */
 		"race_top:hlist_nulls_add_head_rcu\n"
+		/* lib/xarray.c: a node's mark bitmaps are updated with the
+		 * non-atomic __set_bit()/__clear_bit() under xa_lock, while
+		 * RCU readers (xas_find_marked(), xas_get_mark()) load the
+		 * words without it; a mark being set or cleared is allowed to
+		 * be seen either way. */
+		"race:node_set_mark\n"
+		"race:node_clear_mark\n"
 		/* liburcu's grace-period futex word (urcu-common.h), inlined
 		 * into our rcu_read_unlock(); liburcu's own design. */
 		"race:urcu_common_wake_up_gp\n";

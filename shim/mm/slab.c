@@ -576,6 +576,12 @@ void *ksim_kmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS)
 			WARN(1, "kmalloc(%zu) from %s exceeds KMALLOC_MAX_SIZE", size, func);
 		return NULL;
 	}
+	/* Strict mode: the kernel harness's kmalloc() fails every
+	 * non-blocking call (tools/lib/slab.c); it has no budget for it. */
+	if (strict_nowait && !(gfp & __GFP_DIRECT_RECLAIM)) {
+		account_failed(&kmalloc_cache);
+		return NULL;
+	}
 	return obj_alloc(&kmalloc_cache, size, 8, gfp, func, file, line);
 }
 

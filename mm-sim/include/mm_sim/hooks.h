@@ -109,6 +109,16 @@ void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_lock_reset(struct vm_area_struct *vma);
 void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS);
+/* mm_lock_seqcount_begin(): the mm's sequence odd while the mmap lock is write-held */
+static inline void ksim_mm_lock_seq_begin(struct mm_struct *mm)
+{
+	WRITE_ONCE(mm->mm_lock_seq, mm->mm_lock_seq + 1);
+	smp_wmb();
+}
+#define mmap_write_lock(mm)		do { down_write(&(mm)->mmap_lock); ksim_mm_lock_seq_begin(mm); } while (0)
+#define mmap_write_lock_nested(mm, c)	do { down_write_nested(&(mm)->mmap_lock, c); ksim_mm_lock_seq_begin(mm); } while (0)
+#define mmap_write_lock_killable(mm)	({ int __r = down_write_killable(&(mm)->mmap_lock);	\
+					   if (!__r) ksim_mm_lock_seq_begin(mm); __r; })
 #define vma_start_write(v)		ksim_vma_start_write(v, KSIM_SITE)
 #define vma_start_write_killable(v)	(ksim_vma_start_write(v, KSIM_SITE), 0)
 #define vma_assert_write_locked(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
@@ -118,6 +128,45 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 #define mmap_write_unlock(mm)		ksim_mmap_write_unlock(mm, false, KSIM_SITE)
 #define mmap_write_downgrade(mm)	ksim_mmap_write_unlock(mm, true, KSIM_SITE)
 #define vma_end_write_all(mm)		do { } while (0)	/* in ksim_mmap_write_unlock() */
+/*
+ * The reader side, in the shape the tree's own lock_vma_under_rcu() calls
+ * it (extracted verbatim from mm/memory.c or mm/mmap_lock.c,
+ * extract/functions.txt): 6.12 vma_start_read(vma) -> bool, then it checks
+ * vma->detached itself; 7.x vma_start_read(mm, vma) -> the VMA, NULL, or
+ * ERR_PTR(-EAGAIN) when it was detached, dropping the RCU lock on failure.
+ */
+#if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C
+struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_struct *vma);
+#define vma_start_read(mm, v)		ksim_vma_start_read(mm, v)
+#elif KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C
+bool ksim_vma_start_read(struct vm_area_struct *vma);
+#define vma_start_read(v)		ksim_vma_start_read(v)
+#endif
+void ksim_vma_end_read(struct vm_area_struct *vma);
+#define vma_end_read(v)			ksim_vma_end_read(v)
+#define count_vm_vma_lock_event(e)	do { } while (0)
+struct vm_area_struct *lock_vma_under_rcu(struct mm_struct *mm, unsigned long address);
+#if KSIM_HAVE_LOCK_NEXT_VMA
+/* include/linux/mmap_lock.h, on the mm's sequence: raw_seqcount_try_begin(), read_seqcount_retry() */
+static inline bool mmap_lock_speculate_try_begin(struct mm_struct *mm, unsigned int *seq)
+{
+	*seq = smp_load_acquire(&mm->mm_lock_seq);
+	return !(*seq & 1);
+}
+static inline bool mmap_lock_speculate_retry(struct mm_struct *mm, unsigned int seq)
+{
+	smp_rmb();
+	return READ_ONCE(mm->mm_lock_seq) != seq;
+}
+/* vma_start_read_locked(): a reader reference under the mmap read lock */
+bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+#define vma_start_read_locked(v)	ksim_vma_start_read_locked(v, KSIM_SITE)
+struct vma_iterator;
+struct vm_area_struct *lock_next_vma(struct mm_struct *mm, struct vma_iterator *vmi,
+				     unsigned long from_addr);
+#endif
+/* 7.x: attach and detach under the lock readers take their reference with */
+void ksim_vma_set_attached(struct vm_area_struct *vma, bool attached, KSIM_SITE_ARGS);
 #endif
 
 #endif

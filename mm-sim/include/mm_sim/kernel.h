@@ -372,7 +372,7 @@ struct mm_struct {
 	struct file *exe_file;
 	struct list_head mmlist;		/* __mmput(): never on the swap list here */
 	struct linux_binfmt *binfmt;		/* NULL: no binfmt module */
-	unsigned int mm_lock_seq;		/* per-VMA locks: bumped by mmap_write_unlock() */
+	unsigned int mm_lock_seq;		/* per-VMA locks: odd while the mmap lock is write-held */
 	/* mm-sim: the emulated hooks' state (hooks.c) */
 	void *ksim_ksm_slot, *ksim_thp_slot;
 	int ksim_notifier_released;
@@ -453,15 +453,16 @@ typedef unsigned int zap_flags_t;
 
 
 /* ---- locks ---- */
+#if !KSIM_HAVE_PER_VMA_LOCK	/* else mm_sim/hooks.h: mm_lock_seq, vma_end_write_all() */
 #define mmap_write_lock(mm)		down_write(&(mm)->mmap_lock)
 #define mmap_write_lock_nested(mm, c)	down_write_nested(&(mm)->mmap_lock, c)
 #define mmap_write_lock_killable(mm)	down_write_killable(&(mm)->mmap_lock)
-#if !KSIM_HAVE_PER_VMA_LOCK	/* else mm_sim/hooks.h: vma_end_write_all() first */
 #define mmap_write_unlock(mm)		up_write(&(mm)->mmap_lock)
 #define mmap_write_downgrade(mm)	downgrade_write(&(mm)->mmap_lock)
 #endif
 #define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
 #define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
+#define mmap_read_lock_killable(mm)	(down_read(&(mm)->mmap_lock), 0)
 #define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
 #define mmap_assert_write_locked(mm)	lockdep_assert_held_write(&(mm)->mmap_lock)
 #define i_mmap_lock_write(m)		down_write(&(m)->i_mmap_rwsem)
@@ -486,6 +487,13 @@ static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
 /* The emulated hooks and per-VMA locks (replacing "not configured" stubs). */
 #include <mm_sim/hooks.h>
 #if KSIM_HAVE_PER_VMA_LOCK
+/*
+ * What CONFIG_PER_VMA_LOCK switches in the kernel text mm-sim compiles:
+ * 6.12's vm_area_free() frees through call_rcu() (lockless readers may
+ * still look at the VMA), 7.x's check_anon_vma_clone() checks the attach
+ * state.  (7.x's vm_area_cachep is SLAB_TYPESAFE_BY_RCU on every config.)
+ */
+#define CONFIG_PER_VMA_LOCK 1
 /*
  * kernel/fork.c's vma_lock_alloc()/vma_lock_free() (6.12: the lock is a
  * separate object from its own cache, so an allocation that can fail);
@@ -523,6 +531,19 @@ static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
 static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
 static inline void vma_assert_detached(struct vm_area_struct *vma) { WARN_ON_ONCE(vma->ksim_attached); }
+#if KSIM_HAVE_PER_VMA_LOCK
+/* as vm_refcnt: readers take a reference only while attached; detach waits for them */
+#define vma_mark_attached(v)	do {					\
+	vma_assert_write_locked(v);					\
+	vma_assert_detached(v);						\
+	ksim_vma_set_attached(v, true, KSIM_SITE);			\
+} while (0)
+#define vma_mark_detached(v)	do {					\
+	vma_assert_write_locked(v);					\
+	vma_assert_attached(v);						\
+	ksim_vma_set_attached(v, false, KSIM_SITE);			\
+} while (0)
+#else
 static inline void vma_mark_attached(struct vm_area_struct *vma)
 {
 	vma_assert_write_locked(vma);
@@ -535,6 +556,7 @@ static inline void vma_mark_detached(struct vm_area_struct *vma)
 	vma_assert_attached(vma);
 	vma->ksim_attached = false;
 }
+#endif
 #undef vma_assert_can_modify	/* include/linux/mmap_lock.h: only attached VMAs */
 #define vma_assert_can_modify(v)	do {			\
 	if (vma_is_attached(v))					\

@@ -34,13 +34,31 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 /*
  * A lockless walk of mm->mm_mt under rcu_read_lock() (mas_find), as the
  * kernel's RCU readers do before taking a per-VMA lock: the entries' ranges
- * and pointers only, never the VMA memory (mm-sim frees VMAs at once, see
- * stress/README.md).  Calls @fn for every entry; returns the entries seen,
- * or -1 if the walk saw ranges out of order or overlapping (a torn tree).
+ * and pointers only, never the VMA memory (ksim_mm_lock_vma() is the
+ * lookup that may look at a VMA: it holds the per-VMA read lock).  Calls
+ * @fn for every entry; returns the entries seen, or -1 if the walk saw
+ * ranges out of order or overlapping (a torn tree).
  */
 long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
 		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),
 		      void *arg);
+
+/*
+ * A page fault's lockless lookup: lock_vma_under_rcu() (the tree's own
+ * where extracted, mm-sim/README.md "Per-VMA locks"), copy the VMA while
+ * its per-VMA read lock is held, vma_end_read().  Returns false where the
+ * kernel would fall back to the mmap lock (no VMA at @addr, or the VMA is
+ * being changed) and on trees without per-VMA locks; no mmap lock taken.
+ */
+bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out);
+
+/*
+ * /proc/PID/maps as 7.x reads it under per-VMA locks: the tree's
+ * lock_next_vma() from the end of each VMA, no mmap lock unless it falls
+ * back.  Copies at most @max VMAs; returns the number seen, -ENOSYS where
+ * the tree has no lock_next_vma().
+ */
+long ksim_mm_maps_walk(struct mm_struct *mm, struct ksim_vma_info *out, int max);
 
 /* The fake pfn mapped at @addr, 0 if no page is mapped there. */
 unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr);

@@ -46,7 +46,8 @@ void ksim_slab_report(FILE *out);
  * The kernel harness's "non-kernel" budget (tools/testing/shared/linux.c):
  * when strict mode is on, a kmem_cache allocation that may not sleep
  * (no __GFP_DIRECT_RECLAIM) fails unless the cache's budget, set with
- * kmem_cache_set_non_kernel(), allows it.  Off by default: then non-blocking
+ * kmem_cache_set_non_kernel(), allows it, and a non-blocking kmalloc()
+ * always fails (tools/lib/slab.c).  Off by default: then non-blocking
  * allocations succeed unless fault injection says otherwise.
  */
 void ksim_slab_set_strict_nowait(bool on);

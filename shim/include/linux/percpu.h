@@ -37,6 +37,8 @@ size_t ksim_percpu_stride(const void __percpu *p);
 #define DEFINE_PER_CPU(type, name)	__typeof__(type) name[KSIM_NR_CPUS]
 #define DECLARE_PER_CPU(type, name)	extern __typeof__(type) name[KSIM_NR_CPUS]
 #define per_cpu(var, cpu)		((var)[cpu])
+#define EXPORT_PER_CPU_SYMBOL(var)
+#define EXPORT_PER_CPU_SYMBOL_GPL(var)
 
 /* this_cpu_* on dynamic per-CPU lvalues: atomic (see linux/smp.h). */
 #define __ksim_this_cpu(lv)	(*this_cpu_ptr(&(lv)))

@@ -2,7 +2,8 @@
 /*
  * The kernel tree's own xarray.h: entry encoding (xa_mk_value,
  * XA_ZERO_ENTRY, ...) must be bit-exact with the tree under test.  The
- * out-of-line xa_* functions (lib/xarray.c) are not built; code that calls
- * them fails to link, naming the symbol.
+ * out-of-line xa_* functions are lib/xarray.c, built by xarray/
+ * (ksim_xarray); code that calls them without linking it fails to link,
+ * naming the symbol.
  */
 #include <include/linux/xarray.h>

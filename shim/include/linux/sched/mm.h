@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 #ifndef _LINUX_SCHED_MM_H
 #define _LINUX_SCHED_MM_H
+#include <linux/kernel.h>	/* as the kernel's; lib/xarray.c relies on it */
 #include <linux/gfp.h>
 /* Allocation-scope APIs: scopes are not emulated; flags pass through. */
 static inline unsigned int memalloc_nofs_save(void) { return 0; }

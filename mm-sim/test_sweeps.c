@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation-failure sweeps of mprotect, munmap and brk (mm/vma.c and the
+ * paths above it, unmodified), each started from a state built to drive
+ * one merge or split case of mm/vma.c: merge with prev, next or both; a
+ * partial range that splits one or both ends; anon_vma on neither side, on
+ * one, on both (different, or the same one after a split); file-backed
+ * (private and shared) and anonymous.
+ *
+ * Per shape: one unfailed call (it must give the shape's VMA count: the
+ * case is really the one named), then allocation N failed, N = 1 .. total,
+ * then N..N+3.  After each call: the invariants (ksim_mm_check(), the hook
+ * and per-VMA lock rules, which report through the problem sink), the
+ * per-page model of a window around the range (mapped, flags, pgoff,
+ * file, pfn) against the syscall's contract on failure (below), the exit,
+ * and a leak check (live slab objects back to the count before the shape
+ * was built).
+ *
+ * The contracts on failure, from the kernel code:
+ *  - mprotect (do_mprotect_pkey() -> mprotect_fixup() -> vma_modify_flags()
+ *    per VMA, in address order): the VMAs before the failing one are
+ *    changed, the rest are not; vma_modify() splits at the start before it
+ *    splits at the end, and a failed second split leaves the first in
+ *    place, so VMA boundaries may have moved but every page has its old or
+ *    its new protection, the new ones a prefix of the range.  Nothing else
+ *    changes (pgoff, file, pages).
+ *  - munmap (do_vmi_align_munmap(): vms_gather_munmap_vmas() splits, then
+ *    the tree is cleared; on failure reattach_vmas()/vms_abort_munmap_vmas()
+ *    put the gathered VMAs back, splits stay): every page as it was.
+ *  - brk (sys_brk(): do_brk_flags() to grow, do_vmi_align_munmap() to
+ *    shrink; mm->brk is set only on success): every page as it was and
+ *    the break unchanged.
+ * On success the range has the new protection / is unmapped / is mapped
+ * fresh (no page), and every other page is unchanged.
+ */
+#include <ksim/test.h>
+#include <ksim/fault.h>
+#include <ksim/slab.h>
+#include <mm_sim/sim.h>
+#include <mm_sim/query.h>
+#include <linux/rcupdate.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "test_mm_sim.h"
+
+#define PG		KSIM_PAGE_SIZE
+#define RW		(KSIM_VM_READ | KSIM_VM_WRITE)
+#define MAY		(KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
+#define A_RW		(RW | MAY)
+#define A_RO		(KSIM_VM_READ | MAY)
+#define SH		(KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
+#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH)
+/* the window: pages [0, WIN) from BASE; shapes live in [8, 56) */
+#define BASE		0x50000000UL
+#define WIN		64
+#define PA(p)		(BASE + (unsigned long)(p) * PG)
+
+enum op { MPROTECT, MUNMAP, BRK };
+
+struct seg {
+	int start, npages;
+	unsigned long flags;
+	int file;		/* 0 anonymous, 1 the shape's file */
+	unsigned long pgoff;
+	int touch;		/* touch every n-th page (anon_vma, pages) */
+};
+
+struct shape {
+	const char *name;
+	enum op op;
+	struct seg segs[4];	/* mapped in order (MAP_FIXED mmap); npages 0 ends */
+	/* then mprotect [pre, pre + pre_n) to pre_access (0: none): splits sharing an anon_vma */
+	int pre, pre_n;
+	unsigned long pre_access;
+	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break */
+	long access;		/* MPROTECT: the new protection; BRK: the old break (< 0: touched) */
+	int vmas;		/* VMAs after the unfailed call: the merge/split case */
+	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
+	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
+};
+
+static const struct shape shapes[] = {
+	/* mprotect: prev RW, target RO, next RW; the target becomes RW */
+	{ "mprotect merge both, no anon_vma", MPROTECT,
+	  { { 8, 16, A_RW }, { 24, 16, A_RO }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, RW, 1 },
+	{ "mprotect merge both, anon_vma on prev", MPROTECT,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, RW, 1 },
+	{ "mprotect merge both, anon_vma on the target", MPROTECT,
+	  { { 8, 16, A_RW }, { 24, 16, A_RO, 0, 0, 5 }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, RW, 1, 3 },
+	{ "mprotect merge both, anon_vma on next", MPROTECT,
+	  { { 8, 16, A_RW }, { 24, 16, A_RO }, { 40, 16, A_RW, 0, 0, 4 } }, 0, 0, 0, 24, 16, RW, 1 },
+	{ "mprotect prev and next with different anon_vmas: merge prev only", MPROTECT,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO }, { 40, 16, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 16, RW, 2 },
+	{ "mprotect merge both, one anon_vma on all three (split before)", MPROTECT,
+	  { { 8, 48, A_RW, 0, 0, 2 } }, 24, 16, KSIM_VM_READ, 24, 16, RW, 1 },
+	{ "mprotect merge prev (next differs)", MPROTECT,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO }, { 40, 16, A_RO | KSIM_VM_EXEC } },
+	  0, 0, 0, 24, 16, RW, 2 },
+	{ "mprotect merge next (no prev)", MPROTECT,
+	  { { 24, 16, A_RO, 0, 0, 7 }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, RW, 1, 2 },
+	{ "mprotect start of the target, merge prev (target shrinks)", MPROTECT,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO } }, 0, 0, 0, 24, 8, RW, 2 },
+	{ "mprotect end of the target, merge next (next grows down)", MPROTECT,
+	  { { 24, 16, A_RO, 0, 0, 5 }, { 40, 16, A_RW } }, 0, 0, 0, 32, 8, RW, 2, 3 },
+	{ "mprotect middle, split both ends, anon_vma", MPROTECT,
+	  { { 16, 32, A_RO, 0, 0, 3 } }, 0, 0, 0, 24, 8, RW, 3 },
+	{ "mprotect start, split one end, no anon_vma", MPROTECT,
+	  { { 16, 32, A_RO } }, 0, 0, 0, 16, 8, RW, 2 },
+	/* first and last split; the last's head merges into the middle, the first's cannot (anon_vmas) */
+	{ "mprotect over three VMAs, partial first and last", MPROTECT,
+	  { { 8, 16, A_RO, 0, 0, 3 }, { 24, 16, A_RW, 0, 0, 5 }, { 40, 16, A_RO | KSIM_VM_EXEC } },
+	  0, 0, 0, 16, 32, RW, 4 },
+	{ "mprotect private file, merge both", MPROTECT,
+	  { { 8, 16, A_RW, 1, 0, 3 }, { 24, 16, A_RO, 1, 16 }, { 40, 16, A_RW, 1, 32 } },
+	  0, 0, 0, 24, 16, RW, 1 },
+	{ "mprotect private file, middle split", MPROTECT,
+	  { { 16, 32, A_RO, 1, 4, 3 } }, 0, 0, 0, 24, 8, RW, 3 },
+	{ "mprotect shared file, merge prev", MPROTECT,
+	  { { 8, 16, A_RW | SH, 1, 0, 2 }, { 24, 16, A_RO | SH, 1, 16, 2 } }, 0, 0, 0, 24, 16, RW, 1 },
+
+	/* munmap */
+	{ "munmap a whole VMA between two", MUNMAP,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO, 0, 0, 3 }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, 0, 2 },
+	{ "munmap the start (split)", MUNMAP,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 16, 8, 0, 1 },
+	{ "munmap the end (split)", MUNMAP,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 40, 8, 0, 1 },
+	{ "munmap the middle (split both ends)", MUNMAP,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 2 },
+	{ "munmap over three VMAs, partial first and last", MUNMAP,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO, 0, 0, 5 }, { 40, 16, A_RW | KSIM_VM_EXEC } },
+	  0, 0, 0, 16, 32, 0, 2 },
+	{ "munmap the middle of a private file mapping", MUNMAP,
+	  { { 16, 32, A_RW, 1, 8, 3 } }, 0, 0, 0, 24, 8, 0, 2 },
+	{ "munmap the middle of a shared file mapping", MUNMAP,
+	  { { 16, 32, A_RW | SH, 1, 8, 3 } }, 0, 0, 0, 24, 8, 0, 2 },
+	{ "munmap splits that share one anon_vma", MUNMAP,
+	  { { 8, 48, A_RW, 0, 0, 2 } }, 24, 16, KSIM_VM_READ, 20, 24, 0, 2 },
+	/* userfaultfd_unmap_prep() allocates the event record: a failure site of its own */
+	{ "munmap the middle, userfaultfd unmap events", MUNMAP,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 2, 0, true },
+
+	/* brk: segs are other mappings; start_brk, the change (pages), the old break (< 0: touched) */
+	{ "brk grow, no brk VMA yet", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, 8, 24, 2 },
+	{ "brk grow, expand the brk VMA", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, 16, 32, 2 },
+	{ "brk grow, expand a faulted brk VMA", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, 16, -32, 2 },
+	{ "brk shrink, split the brk VMA", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, -8, -40, 2 },
+	{ "brk shrink to the start, remove it", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, -16, -40, 1 },
+};
+
+struct page_state {
+	bool mapped;
+	unsigned long flags, pgoff, pfn;
+	const void *file;
+};
+
+static void page_states(struct mm_struct *mm, struct page_state *ps)
+{
+	for (int p = 0; p < WIN; p++) {
+		struct ksim_vma_info vi;
+		unsigned long a = PA(p);
+
+		memset(&ps[p], 0, sizeof(ps[p]));
+		if (ksim_mm_find_vma(mm, a, &vi) && vi.start <= a) {
+			ps[p].mapped = true;
+			ps[p].flags = vi.flags & CMP;
+			ps[p].pgoff = vi.pgoff + (a - vi.start) / PG;
+			ps[p].file = vi.file;
+		}
+		ps[p].pfn = ksim_mm_pfn(mm, a);
+	}
+}
+
+static bool same_page(const struct page_state *a, const struct page_state *b)
+{
+	return a->mapped == b->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
+	       a->file == b->file && a->pfn == b->pfn;
+}
+
+/* The VMA count the case gives on this tree (cmake/Features.cmake decides, not a version). */
+static unsigned long case_vmas(const struct shape *s)
+{
+	return !KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES && s->vmas_nodup ? s->vmas_nodup : s->vmas;
+}
+
+static int brk_pages(long v)
+{
+	return v < 0 ? (int)-v : (int)v;
+}
+
+static struct mm_struct *build(const struct shape *s, struct file *f)
+{
+	struct mm_struct *mm = ksim_mm_new();
+
+	for (int k = 0; k < 4 && s->segs[k].npages; k++) {
+		const struct seg *g = &s->segs[k];
+
+		KSIM_EXPECT(!ksim_mmap(mm, PA(g->start), g->npages * PG, g->flags, g->file ? f : NULL,
+				       g->pgoff), "%s: segment %d", s->name, k);
+		for (int p = 0; g->touch && p < g->npages; p += g->touch)
+			KSIM_EXPECT(!ksim_touch(mm, PA(g->start + p), (g->flags & KSIM_VM_WRITE) != 0));
+	}
+	if (s->pre_n)
+		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
+	if (s->uffd) {
+		struct userfaultfd_ctx *ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
+
+		KSIM_EXPECT(ctx && ksim_uffd_register(ctx, PA(0), PA(WIN)) > 0);
+	}
+	if (s->op == BRK) {
+		long old = s->access;
+
+		ksim_mm_set_brk(mm, PA(s->start));
+		KSIM_EXPECT(!ksim_brk(mm, PA(brk_pages(old))), "%s: setting up the break", s->name);
+		/* a negative old break: touch the brk VMA (anon_vma, pages) */
+		for (int p = s->start; old < 0 && p < brk_pages(old); p += 3)
+			KSIM_EXPECT(!ksim_touch(mm, PA(p), true));
+	}
+	return mm;
+}
+
+static long run_op(const struct shape *s, struct mm_struct *mm)
+{
+	switch (s->op) {
+	case MPROTECT:
+		return ksim_mprotect(mm, PA(s->start), s->npages * PG, s->access);
+	case MUNMAP:
+		return ksim_munmap(mm, PA(s->start), s->npages * PG);
+	case BRK:
+		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
+	}
+	return -EINVAL;
+}
+
+static unsigned long map_count(struct mm_struct *mm)
+{
+	struct ksim_mm_info in;
+
+	ksim_mm_info(mm, &in);
+	return in.map_count;
+}
+
+/* The page model after the call, against @before and the syscall's contract. */
+static void check_pages(const struct shape *s, const struct page_state *before,
+			const struct page_state *after, long r, unsigned long n)
+{
+	int lo = s->start, hi = s->start + s->npages;
+	bool old_seen = false;
+
+	if (s->op == BRK) {
+		int oldbrk = brk_pages(s->access);
+
+		lo = s->npages < 0 ? oldbrk + s->npages : oldbrk;
+		hi = s->npages < 0 ? oldbrk : oldbrk + s->npages;
+	}
+	for (int p = 0; p < WIN; p++) {
+		const struct page_state *b = &before[p], *a = &after[p];
+		bool in = p >= lo && p < hi;
+
+		if (!in || (r && s->op != MPROTECT)) {
+			KSIM_EXPECT(same_page(a, b), "%s, allocation %lu failed (%ld): page %d changed: "
+				    "mapped %d flags %#lx pgoff %#lx pfn %#lx, was %d %#lx %#lx %#lx", s->name,
+				    n, r, p, a->mapped, a->flags, a->pgoff, a->pfn, b->mapped, b->flags, b->pgoff,
+				    b->pfn);
+			continue;
+		}
+		switch (s->op) {
+		case MPROTECT: {
+			unsigned long nf = (b->flags & ~(unsigned long)(KSIM_VM_READ | KSIM_VM_WRITE |
+									 KSIM_VM_EXEC)) | s->access;
+			bool is_new = a->flags == nf, is_old = a->flags == b->flags;
+
+			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
+				    a->pfn == b->pfn && (is_new || (r && is_old)),
+				    "%s, allocation %lu failed (%ld): page %d flags %#lx (was %#lx, new %#lx)",
+				    s->name, n, r, p, a->flags, b->flags, nf);
+			/* the loop goes in address order: changed pages are a prefix */
+			if (!is_new || is_old)
+				old_seen |= !is_new;
+			else
+				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
+					    "unchanged one", s->name, n, p);
+			break;
+		}
+		case MUNMAP:
+			KSIM_EXPECT(!a->mapped && !a->pfn, "%s: page %d still mapped", s->name, p);
+			break;
+		case BRK:
+			if (s->npages < 0)
+				KSIM_EXPECT(!a->mapped && !a->pfn, "%s: page %d still mapped", s->name, p);
+			else
+				KSIM_EXPECT(a->mapped && !a->pfn && a->pgoff == PA(p) / PG &&
+					    (a->flags & RW) == RW && !a->file,
+					    "%s: page %d: mapped %d flags %#lx pgoff %#lx", s->name, p,
+					    a->mapped, a->flags, a->pgoff);
+			break;
+		}
+	}
+}
+
+static unsigned long live_objects(void)
+{
+	struct ksim_slab_stats st;
+
+	rcu_barrier();	/* VMAs and maple nodes go after a grace period */
+	ksim_slab_totals(&st);
+	return st.live;
+}
+
+static void sweep_pass(const struct shape *s, long times, struct file *f)
+{
+	struct site_acc acc[64];
+	unsigned int nacc = 0;
+	unsigned long total = 0, n, failed = 0, done = 0;
+	struct ksim_fault_config cfg;
+
+	for (n = 0; ; n++) {
+		static struct page_state before[WIN], after[WIN];
+		unsigned long live0 = live_objects(), calls;
+		struct mm_struct *mm = build(s, f);
+		long r;
+
+		check(mm, s->name);
+		page_states(mm, before);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nth = n ? n : ~0UL;	/* n = 0: count the allocations of an unfailed call */
+		cfg.times = times;
+		ksim_fault_set(&cfg);
+		r = run_op(s, mm);
+		calls = ksim_fault_calls();
+		if (n)
+			acc_sites(acc, &nacc, 64);
+		ksim_fault_reset();
+		check(mm, "the call with a failed allocation");
+		page_states(mm, after);
+		if (!n) {
+			total = calls;
+			KSIM_EXPECT(!r, "%s: unfailed call = %ld", s->name, r);
+		}
+		if (r) {
+			failed++;
+			KSIM_EXPECT(r == -ENOMEM, "%s: failing allocation %lu: %ld", s->name, n, r);
+		} else {
+			done += n > 0;
+			KSIM_EXPECT(map_count(mm) == case_vmas(s),
+				    "%s (allocation %lu failed): %lu VMAs after the call, the case needs %lu",
+				    s->name, n, map_count(mm), case_vmas(s));
+		}
+		check_pages(s, before, after, r, n);
+		ksim_mm_exit(mm);
+		ksim_uffd_close_all();	/* the monitor closes its context: it holds the mm */
+		check(NULL, "exit after the sweep step");
+		KSIM_EXPECT(live_objects() == live0, "%s, allocation %lu failed: %lu objects leaked",
+			    s->name, n, live_objects() - live0);
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			printf("# %s: first failure with allocation %lu failed (times=%ld)\n", s->name, n, times);
+			break;
+		}
+		if (n >= total)
+			break;
+	}
+	printf("# %s, %s: %lu allocations, %lu failed in turn: %lu calls failed, %lu completed; "
+	       "%u sites reached\n", s->name, times == 1 ? "N" : "N..N+3", total, n, failed, done, nacc);
+}
+
+static void sweep(enum op op)
+{
+	struct file *f;
+
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("sweep.so");
+	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if (shapes[i].op != op)
+			continue;
+		sweep_pass(&shapes[i], 1, f);
+		if (!ksim_problem_count(KSIM_P_TEST))
+			sweep_pass(&shapes[i], 4, f);
+		if (ksim_problem_count(KSIM_P_TEST))
+			break;
+	}
+	ksim_file_close(f);
+	check(NULL, "end");
+	check_all_freed();
+}
+
+KSIM_TEST(mprotect_sweep)
+{
+	sweep(MPROTECT);
+}
+
+KSIM_TEST(munmap_sweep)
+{
+	sweep(MUNMAP);
+}
+
+KSIM_TEST(brk_sweep)
+{
+	sweep(BRK);
+}
