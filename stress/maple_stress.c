@@ -49,17 +49,9 @@
 
 enum { OP_STORE, OP_ERASE };
 
-struct log_entry {
-	/* All fields are accessed atomically: readers race with the writer. */
-	unsigned long seq;		/* 0 while being written */
-	unsigned long first, last;	/* absolute indices */
-	unsigned int kind;
-	unsigned int failed;
-};
-
 struct region {
 	unsigned long started, done;	/* seq numbers, release/acquire */
-	struct log_entry log[LOG_SIZE];
+	struct ksim_oplog_entry log[LOG_SIZE];
 	unsigned long model[REGION_SIZE];	/* writer-private: value id, 0 = empty */
 	unsigned long seq;			/* writer-private */
 };
@@ -150,39 +142,7 @@ static void trace_mas(const char *what, const struct ma_state *mas, void *entry)
 	fprintf(stderr, ")\n");
 }
 
-/* ---- the operation log ---- */
-
-static void log_put(struct region *r, unsigned long seq, unsigned long first,
-		    unsigned long last, unsigned int kind)
-{
-	struct log_entry *e = &r->log[seq % LOG_SIZE];
-
-	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&e->first, first, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->last, last, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->kind, kind, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->failed, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
-}
-
-/* A consistent copy of log entry @seq, or false if the ring moved past it. */
-static bool log_get(struct region *r, unsigned long seq, struct log_entry *out)
-{
-	struct log_entry *e = &r->log[seq % LOG_SIZE];
-
-	if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != seq)
-		return false;
-	out->first = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
-	out->last = __atomic_load_n(&e->last, __ATOMIC_RELAXED);
-	out->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
-	out->failed = __atomic_load_n(&e->failed, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	out->seq = seq;
-	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq;
-}
-
-/* ---- writers ---- */
+/* ---- writers (each publishes its operations in ksim_oplog, ksim/stress.h) ---- */
 
 static void model_set(struct region *r, int w, unsigned long first, unsigned long last,
 		      unsigned long id)
@@ -272,7 +232,7 @@ static void writer(struct ksim_stress_thread *t)
 		} else if (op >= 40 && op < 55) {
 			kind = OP_ERASE;
 		}
-		log_put(r, seq, first, last, kind);
+		ksim_oplog_put(r->log, LOG_SIZE, seq, first, last, kind);
 		__atomic_store_n(&r->started, seq, __ATOMIC_RELEASE);
 		trace_op(w, seq, op < 40 ? "start store" : op < 55 ? "start store NULL" :
 			 op < 70 ? "start erase" : op < 80 ? "start insert" : "start mas_store_gfp",
@@ -308,12 +268,12 @@ static void writer(struct ksim_stress_thread *t)
 		}
 
 		if (ret == -ENOMEM && ksim_fault_armed()) {
-			__atomic_store_n(&r->log[seq % LOG_SIZE].failed, 1, __ATOMIC_RELAXED);
+			ksim_oplog_set_failed(r->log, LOG_SIZE, seq);
 		} else if (ret != expect_ret) {
 			ksim_stress_fail(t, __FILE__, __LINE__, "op %u on [%lu, %lu] returned %d, expected %d",
 					 op, first, last, ret, expect_ret);
 		} else if (ret) {
-			__atomic_store_n(&r->log[seq % LOG_SIZE].failed, 1, __ATOMIC_RELAXED);
+			ksim_oplog_set_failed(r->log, LOG_SIZE, seq);
 		} else {
 			model_set(r, w, first, last, kind == OP_STORE ? (seq << 3 | w) : 0);
 		}
@@ -361,11 +321,11 @@ struct snapshot {
 
 static void history(struct region *r, unsigned long index, unsigned long from, unsigned long to)
 {
-	struct log_entry e;
+	struct ksim_oplog_entry e;
 	int n = 0;
 
 	for (unsigned long k = to; k > 0 && n < 12; k--) {
-		if (!log_get(r, k, &e))
+		if (!ksim_oplog_get(r->log, LOG_SIZE, k, &e))
 			break;
 		if (index < e.first || index > e.last)
 			continue;
@@ -384,7 +344,7 @@ static void check_one(struct ksim_stress_thread *t, const struct snapshot *s, un
 	unsigned long off = index - REGION_BASE, id = 0, seq = 0;
 	int w = off / REGION_SPAN;
 	struct region *r;
-	struct log_entry e;
+	struct ksim_oplog_entry e;
 
 	if (index < REGION_BASE || w >= nr_writers || off % REGION_SPAN >= REGION_SIZE) {
 		KSIM_STRESS_CHECK(t, o->entry == NULL, "%s: index %lu is in no region, yet holds %p",
@@ -406,7 +366,7 @@ static void check_one(struct ksim_stress_thread *t, const struct snapshot *s, un
 					 o->how, index, w, id, id & 7, seq, s->started1[w]);
 			return;
 		}
-		if (log_get(r, seq, &e)) {
+		if (ksim_oplog_get(r->log, LOG_SIZE, seq, &e)) {
 			if (e.failed || e.kind != OP_STORE || o->first < e.first || o->last > e.last) {
 				ksim_stress_fail(t, __FILE__, __LINE__,
 						 "%s: [%lu, %lu] holds seq %lu, which %s [%lu, %lu]", o->how,
@@ -423,7 +383,7 @@ static void check_one(struct ksim_stress_thread *t, const struct snapshot *s, un
 				return;
 			break;
 		}
-		if (!log_get(r, k, &e)) {
+		if (!ksim_oplog_get(r->log, LOG_SIZE, k, &e)) {
 			__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 			return;
 		}

@@ -52,17 +52,9 @@
 
 enum { OP_STORE, OP_ERASE };
 
-struct log_entry {
-	/* All fields are accessed atomically: readers race with the writer. */
-	unsigned long seq;		/* 0 while being written */
-	unsigned long first, last;	/* absolute indices */
-	unsigned int kind;
-	unsigned int failed;
-};
-
 struct region {
 	unsigned long started, done;	/* seq numbers, release/acquire */
-	struct log_entry log[LOG_SIZE];
+	struct ksim_oplog_entry log[LOG_SIZE];
 	unsigned long model[REGION_SIZE];	/* writer-private: seq << 3 | w, 0 = empty */
 	unsigned long seq;			/* writer-private */
 };
@@ -75,34 +67,6 @@ static unsigned long skipped_checks;
 static unsigned long region_base(int w)
 {
 	return REGION_BASE + w * REGION_SPAN;
-}
-
-static void log_put(struct region *r, unsigned long seq, unsigned long first,
-		    unsigned long last, unsigned int kind)
-{
-	struct log_entry *e = &r->log[seq % LOG_SIZE];
-
-	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->first, first, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->last, last, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->kind, kind, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->failed, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
-}
-
-/* The log entry of @seq, if the ring still holds it. */
-static bool log_get(struct region *r, unsigned long seq, struct log_entry *out)
-{
-	struct log_entry *e = &r->log[seq % LOG_SIZE];
-
-	if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != seq)
-		return false;
-	out->first = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
-	out->last = __atomic_load_n(&e->last, __ATOMIC_RELAXED);
-	out->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
-	out->failed = __atomic_load_n(&e->failed, __ATOMIC_ACQUIRE);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq;
 }
 
 /* The whole region against the writer's model (under the xa_lock). */
@@ -175,7 +139,7 @@ static void writer(struct ksim_stress_thread *t)
 		}
 		seq = ++r->seq;
 		v = seq << 3 | w;
-		log_put(r, seq, base + i, base + last, kind);
+		ksim_oplog_put(r->log, LOG_SIZE, seq, base + i, base + last, kind);
 		__atomic_store_n(&r->started, seq, __ATOMIC_RELEASE);
 		if (kind == OP_ERASE && last != i) {
 			old = xa_store_range(&array, base + i, base + last, NULL, GFP_KERNEL);
@@ -207,7 +171,7 @@ static void writer(struct ksim_stress_thread *t)
 			}
 		}
 		if (failed)
-			__atomic_store_n(&r->log[seq % LOG_SIZE].failed, 1, __ATOMIC_RELEASE);
+			ksim_oplog_set_failed(r->log, LOG_SIZE, seq);
 		else
 			model_set(r, i, last, kind == OP_ERASE ? 0 : v);
 		__atomic_store_n(&r->done, seq, __ATOMIC_RELEASE);
@@ -224,6 +188,14 @@ struct obs {
 	void *entry;
 };
 
+/* Records what a walk saw; false once @obs is full. */
+static bool observe(struct obs *obs, int *n, unsigned long index, void *entry)
+{
+	obs[*n].index = index;
+	obs[(*n)++].entry = entry;
+	return *n < MAX_OBS;
+}
+
 /*
  * Is @entry a state index @i can have had during a read section that began
  * after op done0 finished and ended before op started1 began?
@@ -233,7 +205,7 @@ static void check_one(struct ksim_stress_thread *t, unsigned long i, void *entry
 {
 	unsigned long rel = i - REGION_BASE, w = rel / REGION_SPAN, off = rel % REGION_SPAN;
 	struct region *r;
-	struct log_entry le;
+	struct ksim_oplog_entry le;
 	unsigned long seq;
 
 	if (i < REGION_BASE || w >= (unsigned long)nr_writers || off >= REGION_SIZE) {
@@ -254,7 +226,7 @@ static void check_one(struct ksim_stress_thread *t, unsigned long i, void *entry
 				  how, i, v & 7, w);
 		KSIM_STRESS_CHECK(t, seq <= started1, "%s: index %lu holds seq %lu, not started before %lu",
 				  how, i, seq, started1);
-		if (!log_get(r, seq, &le)) {
+		if (!ksim_oplog_get(r->log, LOG_SIZE, seq, &le)) {
 			__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 			return;
 		}
@@ -270,7 +242,7 @@ static void check_one(struct ksim_stress_thread *t, unsigned long i, void *entry
 			return;
 		}
 		for (unsigned long s = seq + 1; s <= done0; s++) {
-			if (!log_get(r, s, &le)) {
+			if (!ksim_oplog_get(r->log, LOG_SIZE, s, &le)) {
 				__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 				return;
 			}
@@ -286,7 +258,7 @@ static void check_one(struct ksim_stress_thread *t, unsigned long i, void *entry
 		return;
 	}
 	for (seq = done0 + 1; seq <= started1; seq++) {
-		if (!log_get(r, seq, &le)) {
+		if (!ksim_oplog_get(r->log, LOG_SIZE, seq, &le)) {
 			__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 			return;
 		}
@@ -298,7 +270,7 @@ static void check_one(struct ksim_stress_thread *t, unsigned long i, void *entry
 			__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 			return;
 		}
-		if (!log_get(r, seq, &le)) {
+		if (!ksim_oplog_get(r->log, LOG_SIZE, seq, &le)) {
 			__atomic_add_fetch(&skipped_checks, 1, __ATOMIC_RELAXED);
 			return;
 		}
@@ -329,8 +301,7 @@ static void reader(struct ksim_stress_thread *t)
 		if (mode == 0) {
 			unsigned long i = base + ksim_rng_below(&t->rng, REGION_SIZE);
 
-			obs[n].index = i;
-			obs[n++].entry = xa_load(&array, i);
+			observe(obs, &n, i, xa_load(&array, i));
 		} else {
 			unsigned long from = base + ksim_rng_below(&t->rng, REGION_SIZE);
 			XA_STATE(xas, &array, from);
@@ -338,20 +309,14 @@ static void reader(struct ksim_stress_thread *t)
 
 			if (mode == 1) {
 				xas_for_each(&xas, entry, base + REGION_SIZE - 1) {
-					if (xas_retry(&xas, entry))
-						continue;
-					obs[n].index = xas.xa_index;
-					obs[n++].entry = entry;
-					if (n == MAX_OBS)
+					if (!xas_retry(&xas, entry) &&
+					    !observe(obs, &n, xas.xa_index, entry))
 						break;
 				}
 			} else {
 				xas_for_each_marked(&xas, entry, base + REGION_SIZE - 1, MARK) {
-					if (xas_retry(&xas, entry))
-						continue;
-					obs[n].index = xas.xa_index;
-					obs[n++].entry = entry;
-					if (n == MAX_OBS)
+					if (!xas_retry(&xas, entry) &&
+					    !observe(obs, &n, xas.xa_index, entry))
 						break;
 				}
 			}

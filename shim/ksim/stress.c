@@ -423,3 +423,40 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	fflush(stdout);
 	return failures || problems ? 1 : 0;
 }
+
+/* ---- the operation log (ksim/stress.h) ---- */
+
+void ksim_oplog_put(struct ksim_oplog_entry *log, unsigned int size, unsigned long seq,
+		    unsigned long first, unsigned long last, unsigned int kind)
+{
+	struct ksim_oplog_entry *e = &log[seq % size];
+
+	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->first, first, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->last, last, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->kind, kind, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->failed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
+}
+
+void ksim_oplog_set_failed(struct ksim_oplog_entry *log, unsigned int size, unsigned long seq)
+{
+	__atomic_store_n(&log[seq % size].failed, 1, __ATOMIC_RELEASE);
+}
+
+bool ksim_oplog_get(const struct ksim_oplog_entry *log, unsigned int size, unsigned long seq,
+		    struct ksim_oplog_entry *out)
+{
+	const struct ksim_oplog_entry *e = &log[seq % size];
+
+	if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != seq)
+		return false;
+	out->first = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
+	out->last = __atomic_load_n(&e->last, __ATOMIC_RELAXED);
+	out->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
+	out->failed = __atomic_load_n(&e->failed, __ATOMIC_ACQUIRE);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	out->seq = seq;
+	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq;
+}

@@ -126,6 +126,25 @@ void ksim_stress_fail(struct ksim_stress_thread *t, const char *file, int line,
 		ksim_stress_fail((t), __FILE__, __LINE__, "expected " #cond ": " __VA_ARGS__); \
 } while (0)
 
+/*
+ * The operation log a writer publishes for lockless readers (maple_stress,
+ * xarray_stress): one entry per write over [first, last], in a ring of
+ * @size entries indexed by the write's sequence number.  Each entry is its
+ * own seqlock: a reader gets a consistent copy, or false when the ring has
+ * moved past that write (the check is then skipped, never guessed).
+ */
+struct ksim_oplog_entry {
+	unsigned long seq;		/* 0 while being written */
+	unsigned long first, last;
+	unsigned int kind;		/* the program's operation code */
+	unsigned int failed;		/* the write returned an error: nothing changed */
+};
+void ksim_oplog_put(struct ksim_oplog_entry *log, unsigned int size, unsigned long seq,
+		    unsigned long first, unsigned long last, unsigned int kind);
+void ksim_oplog_set_failed(struct ksim_oplog_entry *log, unsigned int size, unsigned long seq);
+bool ksim_oplog_get(const struct ksim_oplog_entry *log, unsigned int size, unsigned long seq,
+		    struct ksim_oplog_entry *out);
+
 /* The run's parameters, for programs that size their state from them. */
 int ksim_stress_threads(int role);
 double ksim_stress_duration(void);
