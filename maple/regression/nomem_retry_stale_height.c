@@ -48,7 +48,6 @@
  * Finding maple-nomem-retry-stale-height in docs/findings.toml.
  * Test code is ours; the tree is lib/maple_tree.c from KSRC (ksim_maple).
  */
-#include <pthread.h>
 #include <linux/maple_tree.h>
 #include <linux/xarray.h>
 #include <ksim/fault.h>
@@ -103,14 +102,12 @@ static void fill(struct maple_tree *mt, unsigned long n)
  */
 static struct maple_tree *hook_mt;
 static bool hook_ran, hook_busy;
-static pthread_t hook_thread;	/* the storing thread: not the RCU worker's yield points */
 
 static void other_writer(void)
 {
 	unsigned int leaves, slots;
 
-	if (!pthread_equal(pthread_self(), hook_thread) || hook_ran || hook_busy ||
-	    !ksim_fault_failures() || spin_is_locked(&hook_mt->ma_lock))
+	if (hook_ran || hook_busy || !ksim_fault_failures() || spin_is_locked(&hook_mt->ma_lock))
 		return;
 	hook_busy = true;
 	/* Erase everything, then two levels: a full root over 16 leaves. */
@@ -140,7 +137,6 @@ static void store_after_nomem(bool concurrent)
 		    mt_height(&mt), slots);
 
 	hook_mt = &mt;
-	hook_thread = pthread_self();
 	hook_ran = hook_busy = false;
 	ksim_fault_set(&cfg);
 	if (concurrent)

@@ -56,6 +56,7 @@ void ksim_set_yield(double p)
 }
 
 static void (*yield_hook)(void);
+static pthread_t yield_hook_thread;
 static uint32_t yield_threshold_saved;
 
 void ksim_set_yield_hook(void (*hook)(void))
@@ -66,6 +67,7 @@ void ksim_set_yield_hook(void (*hook)(void))
 	} else if (!hook && yield_hook) {
 		ksim_yield_threshold = yield_threshold_saved;
 	}
+	yield_hook_thread = pthread_self();
 	yield_hook = hook;
 }
 
@@ -75,7 +77,8 @@ void __ksim_yield_point(void)
 	static __thread uint64_t x;
 
 	if (yield_hook) {
-		yield_hook();
+		if (pthread_equal(pthread_self(), yield_hook_thread))
+			yield_hook();
 		return;
 	}
 	if (ksim_sched_enabled) {

@@ -23,8 +23,10 @@ void ksim_set_yield(double probability);
 /*
  * A test's hook at every yield point (NULL clears it; while set, no yielding):
  * a single-threaded reduction of a race found under --sched runs the other
- * thread's steps from the hook, where the scheduler switched threads.  The
- * hook must guard against re-entry: the steps it runs reach yield points too.
+ * thread's steps from the hook, where the scheduler switched threads.  Only
+ * the thread that set the hook runs it (the RCU callback worker's yield
+ * points are not the reduced thread's).  The hook must guard against
+ * re-entry: the steps it runs reach yield points too.
  */
 void ksim_set_yield_hook(void (*hook)(void));
 
