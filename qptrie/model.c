@@ -386,6 +386,23 @@ const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *
 	return NULL;
 }
 
+const char *ksim_bpf_model_lookup_on_map(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	u8 got[KSIM_BPF_MODEL_VMAX];
+	int err = ksim_bpf_map_lookup(m->map, key, klen, got, 0);
+
+	return ksim_bpf_model_check_lookup(m, key, klen, err, got);
+}
+
+const char *ksim_bpf_model_next_on_map(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	u8 next[KSIM_BPF_MODEL_KMAX];
+	u32 nlen = sizeof(next);
+	int err = ksim_bpf_map_get_next_key(m->map, key, klen, next, &nlen);
+
+	return ksim_bpf_model_check_next(m, key, klen, err, next, nlen);
+}
+
 const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
 {
 	u8 cur[KSIM_BPF_MODEL_KMAX], next[KSIM_BPF_MODEL_KMAX];

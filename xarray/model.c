@@ -536,6 +536,53 @@ static void normalize(const struct ksim_xa_sim *s, struct ksim_xa_op *op)
 	}
 }
 
+static void op_load(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
+{
+	struct ksim_xa_entry *e = m_at(s, op->index);
+	void *ret = xa_load(&s->xa, op->index);
+
+	if (ret != user_entry(e))
+		FAIL(s, op, "returned %lu, model %lu", val_of(ret), val_of(user_entry(e)));
+}
+
+static void op_get_order(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
+{
+	struct ksim_xa_entry *e = m_at(s, op->index);
+	int order = xa_get_order(&s->xa, op->index);
+	unsigned long size = e ? e->last - e->first + 1 : 1;
+
+	/*
+	 * Only an aligned power-of-two entry has an order: xas_get_order()
+	 * counts sibling slots at offset + 2^k without asking whose they
+	 * are, so for a run that xa_store_range() made it may count the
+	 * next run's siblings too.
+	 */
+	if (e && (!size || (size & (size - 1)) || (e->first & (size - 1))))
+		return;
+	if (order != (e ? (int)entry_order(e) : 0))
+		FAIL(s, op, "returned %d, model %u", order, e ? entry_order(e) : 0);
+}
+
+static void op_destroy(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
+{
+	xa_destroy(&s->xa);
+	s->nr = 0;
+	if (!xa_empty(&s->xa))
+		FAIL(s, op, "array not empty after xa_destroy()");
+}
+
+static void (*const op_fn[KSIM_XA_OP_NR])(struct ksim_xa_sim *s, const struct ksim_xa_op *op) = {
+	[KSIM_XA_STORE] = op_store,		[KSIM_XA_STORE_ORDER] = op_store_order,
+	[KSIM_XA_STORE_RANGE] = op_store_range,	[KSIM_XA_ERASE] = op_erase,
+	[KSIM_XA_INSERT] = op_insert,		[KSIM_XA_CMPXCHG] = op_cmpxchg,
+	[KSIM_XA_RESERVE] = op_reserve,		[KSIM_XA_RELEASE] = op_release,
+	[KSIM_XA_LOAD] = op_load,		[KSIM_XA_GET_ORDER] = op_get_order,
+	[KSIM_XA_SET_MARK] = op_mark,		[KSIM_XA_CLEAR_MARK] = op_mark,
+	[KSIM_XA_GET_MARK] = op_mark,		[KSIM_XA_FIND] = op_find,
+	[KSIM_XA_FIND_AFTER] = op_find,		[KSIM_XA_ALLOC] = op_alloc,
+	[KSIM_XA_DESTROY] = op_destroy,
+};
+
 void ksim_xa_sim_op(struct ksim_xa_sim *s, const struct ksim_xa_op *in)
 {
 	struct ksim_xa_op op = *in;
@@ -545,77 +592,8 @@ void ksim_xa_sim_op(struct ksim_xa_sim *s, const struct ksim_xa_op *in)
 	s->ops++;
 	if (s->trace)
 		printf("#%lu %s\n", s->ops, ksim_xa_op_str(&op, buf, sizeof(buf)));
-	switch (op.kind) {
-	case KSIM_XA_STORE:
-		op_store(s, &op);
-		break;
-	case KSIM_XA_STORE_ORDER:
-		op_store_order(s, &op);
-		break;
-	case KSIM_XA_STORE_RANGE:
-		op_store_range(s, &op);
-		break;
-	case KSIM_XA_ERASE:
-		op_erase(s, &op);
-		break;
-	case KSIM_XA_INSERT:
-		op_insert(s, &op);
-		break;
-	case KSIM_XA_CMPXCHG:
-		op_cmpxchg(s, &op);
-		break;
-	case KSIM_XA_RESERVE:
-		op_reserve(s, &op);
-		break;
-	case KSIM_XA_RELEASE:
-		op_release(s, &op);
-		break;
-	case KSIM_XA_LOAD: {
-		struct ksim_xa_entry *e = m_at(s, op.index);
-		void *ret = xa_load(&s->xa, op.index);
-
-		if (ret != user_entry(e))
-			FAIL(s, &op, "returned %lu, model %lu", val_of(ret), val_of(user_entry(e)));
-		break;
-	}
-	case KSIM_XA_GET_ORDER: {
-		struct ksim_xa_entry *e = m_at(s, op.index);
-		int order = xa_get_order(&s->xa, op.index);
-		unsigned long size = e ? e->last - e->first + 1 : 1;
-
-		/*
-		 * Only an aligned power-of-two entry has an order: xas_get_order()
-		 * counts sibling slots at offset + 2^k without asking whose they
-		 * are, so for a run that xa_store_range() made it may count the
-		 * next run's siblings too.
-		 */
-		if (e && (!size || (size & (size - 1)) || (e->first & (size - 1))))
-			break;
-		if (order != (e ? (int)entry_order(e) : 0))
-			FAIL(s, &op, "returned %d, model %u", order, e ? entry_order(e) : 0);
-		break;
-	}
-	case KSIM_XA_SET_MARK:
-	case KSIM_XA_CLEAR_MARK:
-	case KSIM_XA_GET_MARK:
-		op_mark(s, &op);
-		break;
-	case KSIM_XA_FIND:
-	case KSIM_XA_FIND_AFTER:
-		op_find(s, &op);
-		break;
-	case KSIM_XA_ALLOC:
-		op_alloc(s, &op);
-		break;
-	case KSIM_XA_DESTROY:
-		xa_destroy(&s->xa);
-		s->nr = 0;
-		if (!xa_empty(&s->xa))
-			FAIL(s, &op, "array not empty after xa_destroy()");
-		break;
-	default:
-		break;
-	}
+	if (op.kind < KSIM_XA_OP_NR && op_fn[op.kind])
+		op_fn[op.kind](s, &op);
 }
 
 /* ---- whole-array checks ---- */

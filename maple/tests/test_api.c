@@ -1063,7 +1063,16 @@ static bool skip_query(bool rev, int top, unsigned long max)
 	return rev && top != (max == ULONG_MAX);
 }
 
-static void empty_area_family(bool rev, int top)
+/*
+ * Every area query around every point of every tree shape (area_queries();
+ * @few for the costlier allocations), each given to @check with the model's
+ * answer: @found, and @end, the fit's last index when @rev, else its first.
+ * @per_tree runs once each tree's queries are done.
+ */
+static void area_family(bool rev, int top, bool few,
+			void (*check)(struct api *a, const struct area_q *q, bool rev, bool found,
+				      unsigned long end),
+			void (*per_tree)(struct api *a, bool rev))
 {
 	unsigned long p[MAX_POINTS];
 	struct area_q qs[32];
@@ -1074,165 +1083,151 @@ static void empty_area_family(bool rev, int top)
 		size_t n = points(&a, p);
 
 		for (size_t k = 0; k < n; k++) {
-			size_t nq = area_queries(p[k], qs, false);
+			size_t nq = area_queries(p[k], qs, few);
 
 			for (size_t j = 0; j < nq; j++) {
-				unsigned long min = qs[j].min, max = qs[j].max, size = qs[j].size;
-				unsigned long want = 0;
+				const struct area_q *q = &qs[j];
+				unsigned long end = 0;
 				bool found;
-				int ret;
 
-				if (skip_query(rev, top, max))
+				if (skip_query(rev, top, q->max))
 					continue;
-				found = rev ? ksim_maple_model_gap_rev(&a.m, min, max, size, &want) :
-					ksim_maple_model_gap(&a.m, min, max, size, &want);
-
-				MA_STATE(mas, &a.mt, 0, 0);
-				api_read_lock(&a);
-				ret = rev ? mas_empty_area_rev(&mas, min, max, size) :
-					mas_empty_area(&mas, min, max, size);
-				api_read_unlock(&a);
-				/*
-				 * Without MT_FLAGS_ALLOC_RANGE internal nodes keep no
-				 * gaps: the search may miss space, but what it returns
-				 * must be free.
-				 */
-				if (!alloc_tree(&a) && (ret == -EBUSY || ret == 0) && found) {
-					if (ret == 0)
-						KSIM_EXPECT(mas.last - mas.index == size - 1 &&
-							    mas.index >= min && mas.last <= max &&
-							    !ksim_maple_model_any(&a.m, mas.index, mas.last),
-							    "%s: mas_empty_area%s(%lu, %lu, %lu) = [%lu, %lu]: not a free fit",
-							    a.what, rev ? "_rev" : "", min, max, size,
-							    mas.index, mas.last);
-					continue;
-				}
-				KSIM_EXPECT(!(ret == -EBUSY && found),
-					    "%s: mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu%s",
-					    a.what, rev ? "_rev" : "", min, max, size, max,
-					    rev ? "ends at" : "starts at", want,
-					    a.m.nr ? "" : "; all of [0, ULONG_MAX] is free");
-				if (ret == -EBUSY && found)
-					continue;
-				KSIM_EXPECT(ret == (found ? 0 : -EBUSY),
-					    "%s: mas_empty_area%s(%lu, %lu, %lu) = %d, model %d", a.what,
-					    rev ? "_rev" : "", min, max, size, ret, found ? 0 : -EBUSY);
-				if (ret || !found)
-					continue;
-				if (rev)
-					KSIM_EXPECT(mas.last == want && mas.index == want - size + 1,
-						    "%s: mas_empty_area_rev(%lu, %lu, %lu) = [%lu, %lu], model ends at %lu",
-						    a.what, min, max, size, mas.index, mas.last, want);
-				else
-					KSIM_EXPECT(mas.index == want && mas.last == want + size - 1,
-						    "%s: mas_empty_area(%lu, %lu, %lu) = [%lu, %lu], model starts at %lu",
-						    a.what, min, max, size, mas.index, mas.last, want);
-			}
-			/* Bad arguments: -EINVAL. */
-			{
-				MA_STATE(mas, &a.mt, 0, 0);
-				int r1, r2;
-
-				api_read_lock(&a);
-				r1 = rev ? mas_empty_area_rev(&mas, 10, 5, 1) : mas_empty_area(&mas, 10, 5, 1);
-				mas_reset(&mas);
-				r2 = rev ? mas_empty_area_rev(&mas, 0, 5, 0) : mas_empty_area(&mas, 0, 5, 0);
-				api_read_unlock(&a);
-				KSIM_EXPECT(r1 == -EINVAL && r2 == -EINVAL,
-					    "%s: mas_empty_area%s(min > max) = %d, (size 0) = %d", a.what,
-					    rev ? "_rev" : "", r1, r2);
+				found = rev ? ksim_maple_model_gap_rev(&a.m, q->min, q->max, q->size, &end) :
+					ksim_maple_model_gap(&a.m, q->min, q->max, q->size, &end);
+				check(&a, q, rev, found, end);
 			}
 		}
+		per_tree(&a, rev);
 	}
 	ksim_maple_model_free(&a.m);
+}
+
+static void check_empty_area(struct api *a, const struct area_q *q, bool rev, bool found,
+			     unsigned long want)
+{
+	unsigned long min = q->min, max = q->max, size = q->size;
+	int ret;
+
+	MA_STATE(mas, &a->mt, 0, 0);
+	api_read_lock(a);
+	ret = rev ? mas_empty_area_rev(&mas, min, max, size) : mas_empty_area(&mas, min, max, size);
+	api_read_unlock(a);
+	/*
+	 * Without MT_FLAGS_ALLOC_RANGE internal nodes keep no gaps: the
+	 * search may miss space, but what it returns must be free.
+	 */
+	if (!alloc_tree(a) && (ret == -EBUSY || ret == 0) && found) {
+		if (ret == 0)
+			KSIM_EXPECT(mas.last - mas.index == size - 1 &&
+				    mas.index >= min && mas.last <= max &&
+				    !ksim_maple_model_any(&a->m, mas.index, mas.last),
+				    "%s: mas_empty_area%s(%lu, %lu, %lu) = [%lu, %lu]: not a free fit",
+				    a->what, rev ? "_rev" : "", min, max, size, mas.index, mas.last);
+		return;
+	}
+	KSIM_EXPECT(!(ret == -EBUSY && found),
+		    "%s: mas_empty_area%s(%lu, %lu, %lu) = -EBUSY: missed a free range (max %lu), model %s %lu%s",
+		    a->what, rev ? "_rev" : "", min, max, size, max,
+		    rev ? "ends at" : "starts at", want,
+		    a->m.nr ? "" : "; all of [0, ULONG_MAX] is free");
+	if (ret == -EBUSY && found)
+		return;
+	KSIM_EXPECT(ret == (found ? 0 : -EBUSY),
+		    "%s: mas_empty_area%s(%lu, %lu, %lu) = %d, model %d", a->what,
+		    rev ? "_rev" : "", min, max, size, ret, found ? 0 : -EBUSY);
+	if (ret || !found)
+		return;
+	if (rev)
+		KSIM_EXPECT(mas.last == want && mas.index == want - size + 1,
+			    "%s: mas_empty_area_rev(%lu, %lu, %lu) = [%lu, %lu], model ends at %lu",
+			    a->what, min, max, size, mas.index, mas.last, want);
+	else
+		KSIM_EXPECT(mas.index == want && mas.last == want + size - 1,
+			    "%s: mas_empty_area(%lu, %lu, %lu) = [%lu, %lu], model starts at %lu",
+			    a->what, min, max, size, mas.index, mas.last, want);
+}
+
+/* Bad arguments: -EINVAL. */
+static void check_empty_area_einval(struct api *a, bool rev)
+{
+	MA_STATE(mas, &a->mt, 0, 0);
+	int r1, r2;
+
+	api_read_lock(a);
+	r1 = rev ? mas_empty_area_rev(&mas, 10, 5, 1) : mas_empty_area(&mas, 10, 5, 1);
+	mas_reset(&mas);
+	r2 = rev ? mas_empty_area_rev(&mas, 0, 5, 0) : mas_empty_area(&mas, 0, 5, 0);
+	api_read_unlock(a);
+	KSIM_EXPECT(r1 == -EINVAL && r2 == -EINVAL,
+		    "%s: mas_empty_area%s(min > max) = %d, (size 0) = %d", a->what,
+		    rev ? "_rev" : "", r1, r2);
 }
 
 KSIM_TEST(api_empty_area)
 {
-	empty_area_family(false, 0);
+	area_family(false, 0, false, check_empty_area, check_empty_area_einval);
 }
 
 KSIM_TEST(api_empty_area_rev)
 {
-	empty_area_family(true, 0);
+	area_family(true, 0, false, check_empty_area, check_empty_area_einval);
 }
 
 KSIM_TEST(api_empty_area_rev_ulong_max)
 {
-	empty_area_family(true, 1);
+	area_family(true, 1, false, check_empty_area, check_empty_area_einval);
 }
 
-static void alloc_family(bool rev, int top)
+/* An allocation at the model's fit, then given back: the next query sees the shape again. */
+static void check_alloc(struct api *a, const struct area_q *q, bool rev, bool found,
+			unsigned long end)
 {
-	unsigned long p[MAX_POINTS];
-	struct area_q qs[32];
-	struct api a = { 0 };
-	size_t si, fi;
+	unsigned long min = q->min, max = q->max, size = q->size;
+	unsigned long want = rev && found ? end - size + 1 : end, start = 0, v = ++a->next_val;
+	char what[96];
+	int ret;
 
-	for_each_tree(&a, si, fi) {
-		size_t n = points(&a, p);
-
-		for (size_t k = 0; k < n; k++) {
-			size_t nq = area_queries(p[k], qs, true);
-
-			for (size_t j = 0; j < nq; j++) {
-				unsigned long min = qs[j].min, max = qs[j].max, size = qs[j].size;
-				unsigned long want = 0, start = 0, v;
-				bool found;
-				char what[96];
-				int ret;
-
-				if (skip_query(rev, top, max))
-					continue;
-				v = ++a.next_val;
-				found = rev ? ksim_maple_model_gap_rev(&a.m, min, max, size, &want) :
-					ksim_maple_model_gap(&a.m, min, max, size, &want);
-				if (rev && found)
-					want = want - size + 1;
-				ret = rev ? mtree_alloc_rrange(&a.mt, &start, ent(v), size, min, max, GFP_KERNEL) :
-					mtree_alloc_range(&a.mt, &start, ent(v), size, min, max, GFP_KERNEL);
-				snprintf(what, sizeof(what), "mtree_alloc_%srange(size %lu, %lu, %lu)",
-					 rev ? "r" : "", size, min, max);
-				if (!alloc_tree(&a)) {
-					KSIM_EXPECT(ret == -EINVAL, "%s: %s = %d on a tree without ALLOC_RANGE",
-						    a.what, what, ret);
-					continue;
-				}
-				KSIM_EXPECT(!(ret == -EBUSY && found),
-					    "%s: %s = -EBUSY: missed a free range (max %lu), model at %lu%s",
-					    a.what, what, max, want,
-					    a.m.nr ? "" : "; all of [0, ULONG_MAX] is free");
-				KSIM_EXPECT(ret == (found ? 0 : -EBUSY) || (ret == -EBUSY && found),
-					    "%s: %s = %d, model %d", a.what, what, ret, found ? 0 : -EBUSY);
-				if (ret)
-					continue;
-				KSIM_EXPECT(start == want, "%s: %s at %lu, model %lu", a.what, what, start, want);
-				ksim_maple_model_store(&a.m, start, start + size - 1, v);
-				check_tree(&a, what);
-				/* Give it back: the next query sees the shape again. */
-				KSIM_EXPECT(val(mtree_erase(&a.mt, start)) == v, "%s: erase after %s",
-					    a.what, what);
-				ksim_maple_model_store(&a.m, start, start + size - 1, 0);
-			}
-		}
-		check_tree(&a, "the allocations and erases");
+	ret = rev ? mtree_alloc_rrange(&a->mt, &start, ent(v), size, min, max, GFP_KERNEL) :
+		mtree_alloc_range(&a->mt, &start, ent(v), size, min, max, GFP_KERNEL);
+	snprintf(what, sizeof(what), "mtree_alloc_%srange(size %lu, %lu, %lu)",
+		 rev ? "r" : "", size, min, max);
+	if (!alloc_tree(a)) {
+		KSIM_EXPECT(ret == -EINVAL, "%s: %s = %d on a tree without ALLOC_RANGE",
+			    a->what, what, ret);
+		return;
 	}
-	ksim_maple_model_free(&a.m);
+	KSIM_EXPECT(!(ret == -EBUSY && found),
+		    "%s: %s = -EBUSY: missed a free range (max %lu), model at %lu%s",
+		    a->what, what, max, want, a->m.nr ? "" : "; all of [0, ULONG_MAX] is free");
+	KSIM_EXPECT(ret == (found ? 0 : -EBUSY) || (ret == -EBUSY && found),
+		    "%s: %s = %d, model %d", a->what, what, ret, found ? 0 : -EBUSY);
+	if (ret)
+		return;
+	KSIM_EXPECT(start == want, "%s: %s at %lu, model %lu", a->what, what, start, want);
+	ksim_maple_model_store(&a->m, start, start + size - 1, v);
+	check_tree(a, what);
+	KSIM_EXPECT(val(mtree_erase(&a->mt, start)) == v, "%s: erase after %s", a->what, what);
+	ksim_maple_model_store(&a->m, start, start + size - 1, 0);
+}
+
+static void check_tree_after_allocs(struct api *a, bool rev)
+{
+	check_tree(a, "the allocations and erases");
 }
 
 KSIM_TEST(api_alloc_range)
 {
-	alloc_family(false, 0);
+	area_family(false, 0, true, check_alloc, check_tree_after_allocs);
 }
 
 KSIM_TEST(api_alloc_rrange)
 {
-	alloc_family(true, 0);
+	area_family(true, 0, true, check_alloc, check_tree_after_allocs);
 }
 
 KSIM_TEST(api_alloc_rrange_ulong_max)
 {
-	alloc_family(true, 1);
+	area_family(true, 1, true, check_alloc, check_tree_after_allocs);
 }
 
 /*

@@ -145,16 +145,6 @@ static void check_walk(void)
 	KSIM_EXPECT_EQ(err, -ENOENT);
 }
 
-/* get_next_key from an arbitrary key. */
-static void check_next_from(const u8 *key, u32 klen)
-{
-	u8 next[KMAX];
-	u32 nlen = sizeof(next);
-	int err = ksim_bpf_map_get_next_key(M.map, key, klen, next, &nlen);
-
-	JUDGE(ksim_bpf_model_check_next(&M.m, key, klen, err, next, nlen));
-}
-
 static void one_op(struct ksim_rng *r)
 {
 	u8 key[KMAX], val[VMAX], got[VMAX];
@@ -215,9 +205,9 @@ static void one_op(struct ksim_rng *r)
 		if (M.m.n && ksim_rng_below(r, 2)) {
 			u32 j = ksim_rng_below(r, M.m.n);
 
-			check_next_from(M.m.e[j].key, M.m.e[j].klen);
+			JUDGE(ksim_bpf_model_next_on_map(&M.m, M.m.e[j].key, M.m.e[j].klen));
 		} else {
-			check_next_from(key, klen);
+			JUDGE(ksim_bpf_model_next_on_map(&M.m, key, klen));
 		}
 	} else {
 		check_walk();

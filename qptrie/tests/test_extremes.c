@@ -129,19 +129,12 @@ static void del(const u8 *key, u32 klen)
 
 static void lookup(const u8 *key, u32 klen)
 {
-	u8 got[VMAX];
-	int err = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
-
-	JUDGE(ksim_bpf_model_check_lookup(&M.m, key, klen, err, got));
+	JUDGE(ksim_bpf_model_lookup_on_map(&M.m, key, klen));
 }
 
 static void next_from(const u8 *key, u32 klen)
 {
-	u8 next[KMAX];
-	u32 nlen = sizeof(next);
-	int err = ksim_bpf_map_get_next_key(M.map, key, klen, next, &nlen);
-
-	JUDGE(ksim_bpf_model_check_next(&M.m, key, klen, err, next, nlen));
+	JUDGE(ksim_bpf_model_next_on_map(&M.m, key, klen));
 }
 
 /* Every walk API from the state the map is in now. */

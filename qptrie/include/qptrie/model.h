@@ -131,6 +131,9 @@ const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8
  */
 const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				      int err, const u8 *next, u32 nlen);
+/* The same two asked of the model's map now: lookup(@key), get_next_key(@key). */
+const char *ksim_bpf_model_lookup_on_map(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
+const char *ksim_bpf_model_next_on_map(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
 /*
  * A full get_next_key walk from the start: every step as
  * ksim_bpf_model_check_next() says, every model key exactly once, nothing
