@@ -183,6 +183,8 @@ ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c
 # maple/tests/test_api.c: exported maple APIs that not every tree has
 ksim_feature(KSIM_HAVE_MAS_FIND_RANGE FILE lib/maple_tree.c REGEX "^void \\*mas_find_range\\("
   WHY "mas_find_range(), mas_find_range_rev(), mas_next_range(), mas_prev_range() (6.5+)")
+ksim_feature(KSIM_HAVE_MAS_UNDERFLOW FILE include/linux/maple_tree.h REGEX "ma_underflow|MAS_UNDERFLOW"
+  WHY "the iterators' documented overflow/underflow states: what mas_next()/mas_prev() return after running off an end")
 ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_alloc_cyclic\\("
   WHY "mtree_alloc_cyclic(), mas_alloc_cyclic()")
 ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("

@@ -674,7 +674,12 @@ KSIM_TEST(api_iterate_off_the_ends)
 						else
 							iv = iv->first == 0 ? NULL : last_upto(&a, iv->first - 1);
 					}
-					if (steps > 40 || e || !last) {
+					/*
+					 * Without the overflow/underflow states (6.1)
+					 * the tree leaves the step after running off an
+					 * end undocumented: only the walk is checked.
+					 */
+					if (steps > 40 || e || !last || !KSIM_HAVE_MAS_UNDERFLOW) {
 						api_read_unlock(&a);
 						continue;
 					}
