@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/preempt.h>
 #include <linux/lockdep.h>
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
@@ -330,14 +331,14 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 			     unsigned long *leaked)
 {
 	struct ksim_task *task = ksim_task();
-	bool in_rcu = task->rcu_urcu_nesting;
+	bool in_rcu = task->rcu_urcu_nesting > task->rcu_atomic;
 	unsigned long n = 0;
 
 	ksim_fault_suspend();
 	if (in_rcu) {
 		ksim_problem(KSIM_P_RCU, file, 0, "%s returned inside an RCU read-side critical section",
 			     what);
-		task->rcu_urcu_nesting = 0;
+		task->rcu_urcu_nesting = task->rcu_atomic;
 	}
 	if (task->nr_held) {
 		ksim_problem(KSIM_P_LOCKDEP, file, 0, "%s returned holding %d lock(s)", what,
@@ -350,6 +351,7 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 			     "%s returned with preempt_count %d, irqs_off %d, softirq %d",
 			     what, task->preempt_count, task->irqs_off, task->softirq_count);
 		task->preempt_count = task->irqs_off = task->softirq_count = 0;
+		ksim_atomic_changed(task);	/* leaves the atomic read-side section */
 	}
 	/*
 	 * The leak check needs the callbacks run, so a grace period, which this

@@ -88,7 +88,7 @@ static void reader_exit(void *arg)
 	struct ksim_task *t = ksim_task();
 
 	(void)arg;
-	if (t->rcu_urcu_nesting)
+	if (t->rcu_urcu_nesting > t->rcu_atomic)
 		ksim_problem(KSIM_P_RCU, __FILE__, __LINE__,
 			     "thread %d exits inside an RCU read-side critical section", t->id);
 	if (t->nr_held) {
@@ -132,7 +132,7 @@ void rcu_unregister_thread(void)
 {
 	struct ksim_task *t = ksim_task();
 
-	if (t->rcu_urcu_nesting)
+	if (t->rcu_urcu_nesting > t->rcu_atomic)
 		ksim_problem(KSIM_P_RCU, __FILE__, __LINE__,
 			     "rcu_unregister_thread() inside a read-side critical section");
 	if (t->urcu_registered && !t->rcu_urcu_nesting) {
@@ -174,6 +174,32 @@ void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
 	ksim_yield_point();
 }
 
+/*
+ * Atomic sections are read-side sections (linux/preempt.h): the first of
+ * preempt_disable(), local_bh_disable() or local_irq_disable() enters one
+ * liburcu read-side section, the last enable leaves it.  They count in
+ * rcu_urcu_nesting (and rcu_sections, for the deterministic scheduler's
+ * grace periods) but not in the flavour counts rcu_read_lock_held() reads.
+ */
+void ksim_rcu_atomic_update(struct ksim_task *t)
+{
+	bool atomic = t->preempt_count || t->softirq_count || t->irqs_off;
+
+	if (atomic == t->rcu_atomic)
+		return;
+	t->rcu_atomic = atomic;
+	if (atomic) {
+		ensure_registered(t);
+		if (t->rcu_urcu_nesting++ == 0) {
+			t->rcu_sections++;
+			urcu_memb_read_lock();
+		}
+	} else if (--t->rcu_urcu_nesting == 0) {
+		ksim_rcu_reader_done();
+		urcu_memb_read_unlock();
+	}
+}
+
 static unsigned long rcu_suspicious_sites;
 
 void ksim_rcu_suspicious(const char *file, int line, const char *what)
@@ -189,9 +215,14 @@ static void check_may_wait(const char *what)
 {
 	struct ksim_task *t = ksim_task();
 
-	if (t->rcu_urcu_nesting)
+	if (t->rcu_urcu_nesting > t->rcu_atomic)
 		ksim_bug(__FILE__, __LINE__,
 			 "%s inside an RCU read-side critical section would deadlock", what);
+	/* The kernel reports the sleep and its grace period waits for others. */
+	if (t->rcu_atomic)
+		ksim_bug(__FILE__, __LINE__,
+			 "%s with preemption, bottom halves or interrupts disabled (a spinlock held?): "
+			 "a sleep in atomic context, and here a grace period waiting for itself", what);
 	if (t->in_rcu_callback)
 		ksim_bug(__FILE__, __LINE__, "%s from an RCU callback would deadlock", what);
 	__ksim_might_sleep(__FILE__, __LINE__);

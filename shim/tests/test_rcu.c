@@ -81,7 +81,8 @@ KSIM_TEST(read_lock_nesting)
 	rcu_read_lock();
 	rcu_read_lock_bh();
 	rcu_read_lock_sched();
-	KSIM_EXPECT_EQ(ksim_task()->rcu_urcu_nesting, 3);
+	/* 3 flavours + 1 for the atomic section (bh and preemption off) */
+	KSIM_EXPECT_EQ(ksim_task()->rcu_urcu_nesting, 4);
 	KSIM_EXPECT(rcu_read_lock_any_held());
 	rcu_read_unlock_sched();
 	rcu_read_unlock_bh();
@@ -261,47 +262,82 @@ KSIM_TEST(kfree_rcu_frees)
 	kfree_rcu(big, rcu);
 }
 
+/* What the reader thread holds while the grace period should wait. */
+enum sync_section { S_RCU, S_SPINLOCK, S_PREEMPT, S_BH, S_IRQ, S_NR };
+
+static const char *const sync_section_names[] = {
+	"rcu_read_lock()", "spin_lock()", "preempt_disable()", "local_bh_disable()",
+	"local_irq_save()",
+};
+
 struct sync_reader {
 	pthread_mutex_t m;
 	pthread_cond_t c;
+	enum sync_section how;
 	int inside;
 	int done;
 };
 
+static DEFINE_SPINLOCK(sync_lock);
+
 static void *sync_reader_fn(void *arg)
 {
 	struct sync_reader *r = arg;
+	unsigned long flags = 0;
 
-	rcu_read_lock();
+	switch (r->how) {
+	case S_RCU:	rcu_read_lock(); break;
+	case S_SPINLOCK: spin_lock(&sync_lock); break;
+	case S_PREEMPT:	preempt_disable(); break;
+	case S_BH:	local_bh_disable(); break;
+	default:	local_irq_save(flags); break;
+	}
 	pthread_mutex_lock(&r->m);
 	r->inside = 1;
 	pthread_cond_signal(&r->c);
 	pthread_mutex_unlock(&r->m);
 	usleep(50000);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
-	rcu_read_unlock();
+	switch (r->how) {
+	case S_RCU:	rcu_read_unlock(); break;
+	case S_SPINLOCK: spin_unlock(&sync_lock); break;
+	case S_PREEMPT:	preempt_enable(); break;
+	case S_BH:	local_bh_enable(); break;
+	default:	local_irq_restore(flags); break;
+	}
 	return NULL;
 }
 
+/*
+ * A grace period waits for RCU readers and, as in the kernel since the
+ * flavours were consolidated, for every atomic section (a spinlock held,
+ * preemption, bottom halves or interrupts off): kernel code reads nodes
+ * under a spinlock after queueing their free.
+ */
 KSIM_TEST(synchronize_rcu_waits_for_reader)
 {
-	struct sync_reader r = {
-		.m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER,
-	};
-	pthread_t th;
-	double t0;
+	for (int how = 0; how < S_NR; how++) {
+		struct sync_reader r = {
+			.m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER,
+			.how = how,
+		};
+		pthread_t th;
+		double t0;
 
-	KSIM_ASSERT(!pthread_create(&th, NULL, sync_reader_fn, &r));
-	pthread_mutex_lock(&r.m);
-	while (!r.inside)
-		pthread_cond_wait(&r.c, &r.m);
-	pthread_mutex_unlock(&r.m);
+		KSIM_ASSERT(!pthread_create(&th, NULL, sync_reader_fn, &r));
+		pthread_mutex_lock(&r.m);
+		while (!r.inside)
+			pthread_cond_wait(&r.c, &r.m);
+		pthread_mutex_unlock(&r.m);
 
-	t0 = now_sec();
-	synchronize_rcu();
-	KSIM_EXPECT_EQ(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE), 1);
-	KSIM_EXPECT(now_sec() - t0 > 0.02);
-	pthread_join(th, NULL);
+		t0 = now_sec();
+		synchronize_rcu();
+		KSIM_EXPECT(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) == 1,
+			    "synchronize_rcu() returned while a thread was inside %s",
+			    sync_section_names[how]);
+		KSIM_EXPECT(now_sec() - t0 > 0.02);
+		pthread_join(th, NULL);
+	}
 
 	/* with no reader it does not wait for one */
 	synchronize_rcu();

@@ -33,6 +33,7 @@ struct ksim_task {
 	int rcu_bh_nesting;	/* rcu_read_lock_bh depth */
 	int rcu_sched_nesting;	/* rcu_read_lock_sched depth */
 	int rcu_urcu_nesting;	/* total depth mapped onto the liburcu reader */
+	bool rcu_atomic;	/* preemption, bh or irqs off: one unit of rcu_urcu_nesting */
 	unsigned long rcu_sections;	/* outermost sections entered (ksim/sched.h grace periods) */
 	bool urcu_registered;
 	int urcu_register_calls;

@@ -2,7 +2,13 @@
 /*
  * Preemption and irq bookkeeping per thread (see ksim/task.h).  Nothing is
  * really disabled: the counts exist so might_sleep(), in_atomic() and the
- * lockdep-style assertions can tell where the calling code stands.
+ * lockdep-style assertions can tell where the calling code stands, and so
+ * that grace periods wait for atomic sections: in the kernel (one RCU
+ * flavour since 5.0) a CPU with preemption, bottom halves or interrupts
+ * disabled holds off every grace period, and code relies on it (a node read
+ * under a spinlock after the store that unlinked it queued its free).  The
+ * first disable enters a liburcu read-side section, the last enable leaves
+ * it (ksim_rcu_atomic_update(), shim/rcu/tree.c).
  */
 #ifndef __LINUX_PREEMPT_H
 #define __LINUX_PREEMPT_H
@@ -10,9 +16,22 @@
 #include <linux/compiler.h>
 #include <ksim/task.h>
 
+void ksim_rcu_atomic_update(struct ksim_task *t);
+
+/* Enter or leave the grace-period-blocking section when atomicity changed. */
+static inline void ksim_atomic_changed(struct ksim_task *t)
+{
+	bool atomic = t->preempt_count || t->softirq_count || t->irqs_off;
+
+	if (__builtin_expect(atomic != t->rcu_atomic, 0))
+		ksim_rcu_atomic_update(t);
+}
+
 #define preempt_count()		(ksim_task()->preempt_count)
-#define preempt_disable()	do { ksim_task()->preempt_count++; barrier(); } while (0)
-#define preempt_enable()	do { barrier(); ksim_task()->preempt_count--; } while (0)
+#define preempt_disable()	do { struct ksim_task *__t = ksim_task(); \
+	__t->preempt_count++; ksim_atomic_changed(__t); barrier(); } while (0)
+#define preempt_enable()	do { struct ksim_task *__t = ksim_task(); barrier(); \
+	__t->preempt_count--; ksim_atomic_changed(__t); } while (0)
 #define preempt_enable_no_resched()	preempt_enable()
 #define preempt_disable_notrace()	preempt_disable()
 #define preempt_enable_notrace()	preempt_enable()
@@ -29,7 +48,9 @@
 #define in_nmi()		0
 #define in_task()		(!in_interrupt())
 
-#define local_bh_disable()	do { ksim_task()->softirq_count++; barrier(); } while (0)
-#define local_bh_enable()	do { barrier(); ksim_task()->softirq_count--; } while (0)
+#define local_bh_disable()	do { struct ksim_task *__t = ksim_task(); \
+	__t->softirq_count++; ksim_atomic_changed(__t); barrier(); } while (0)
+#define local_bh_enable()	do { struct ksim_task *__t = ksim_task(); barrier(); \
+	__t->softirq_count--; ksim_atomic_changed(__t); } while (0)
 
 #endif

@@ -6,7 +6,10 @@
  * critical section (the kernel's flavours are consolidated since 5.0: one
  * grace period waits for all of them) and bumps its own per-thread nesting
  * count, so rcu_read_lock_held(), rcu_read_lock_bh_held() and
- * rcu_read_lock_sched_held() answer exactly.  Threads register with liburcu
+ * rcu_read_lock_sched_held() answer exactly.  Atomic sections (preemption,
+ * bottom halves or interrupts disabled, e.g. a spinlock held) are read-side
+ * sections for grace periods too, as in the kernel, without counting for
+ * rcu_read_lock_held() (linux/preempt.h).  Threads register with liburcu
  * on first use; rcu_register_thread() is accepted for kernel harness code.
  *
  * Update side: synchronize_rcu() is liburcu's; call_rcu() queues on our own
@@ -17,7 +20,8 @@
  * Checks (CONFIG_PROVE_RCU): rcu_dereference_check(p, c) reports suspicious
  * RCU usage unless c holds or the caller is in a read-side section;
  * rcu_dereference_protected(p, c) requires c.  synchronize_rcu() and
- * rcu_barrier() inside a read-side section are reported and would deadlock.
+ * rcu_barrier() inside a read-side or atomic section are a BUG (they would
+ * deadlock here).
  */
 #ifndef __LINUX_RCUPDATE_H
 #define __LINUX_RCUPDATE_H
