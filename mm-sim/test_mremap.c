@@ -539,3 +539,38 @@ KSIM_TEST(mremap_shrink_move_accounted)
 	ksim_mm_exit(mm);
 	check_all_freed();
 }
+
+/*
+ * A faulted VM_WIPEONFORK mapping moved by mremap() keeps its page offset
+ * (copy_vma() re-bases only unfaulted VMAs); fork() then gives the child the
+ * VMA without its anon_vma (dup_mmap(): "a clean slate"), so the child holds
+ * an unfaulted anonymous VMA whose vm_pgoff is not vm_start >> PAGE_SHIFT.
+ * Trees that state that invariant (7.3's assert_sane_pgoff() in mm/vma.h)
+ * WARN when the child splits the VMA.  In-tree path: madvise(MADV_WIPEONFORK)
+ * (or MAP_DROPPABLE), a write fault, mremap(MREMAP_MAYMOVE|MREMAP_FIXED),
+ * fork(), munmap() of part of the mapping in the child.  docs/findings.toml.
+ */
+KSIM_TEST(mremap_wipeonfork_fork_split)
+{
+	struct mm_struct *mm, *child;
+	struct ksim_vma_info vi;
+	unsigned long a = 0x10000000, b = 0x20000000;
+
+	SKIP_WITHOUT_VMA_C();
+	mm = ksim_mm_new();
+	KSIM_EXPECT(!ksim_mmap(mm, a, 4 * PG, ANON_RW | KSIM_VM_WIPEONFORK, NULL, 0));
+	touch_range(mm, a, 1, 1);
+	KSIM_EXPECT_EQ(ksim_mremap(mm, a, 4 * PG, 4 * PG, MAYMOVE | FIXED, b), (long)b);
+	check(mm, "move of a faulted VM_WIPEONFORK mapping");
+	KSIM_ASSERT(ksim_mm_find_vma(mm, b, &vi));
+	KSIM_EXPECT_EQ(vi.pgoff, a / PG);	/* faulted: the page offset moves with it */
+	KSIM_ASSERT(!ksim_fork(mm, &child));
+	check(child, "fork");
+	KSIM_ASSERT(ksim_mm_find_vma(child, b, &vi));
+	KSIM_EXPECT(!vi.anon_vma);
+	KSIM_EXPECT(!ksim_munmap(child, b + 2 * PG, PG));
+	check(child, "munmap of a page in the child");
+	ksim_mm_exit(child);
+	ksim_mm_exit(mm);
+	check_all_freed();
+}
