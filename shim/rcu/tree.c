@@ -32,6 +32,24 @@
  * What stays visible: a free or write with no grace period between it and a
  * reader's access (a free that skips call_rcu, a writer that skips its lock).
  *
+ * A callback queued inside a read-side section (rcu_read_lock() or an atomic
+ * section: a spinlock held) waits on its thread until that section ends and
+ * only then joins the queue, so the grace period that frees it starts after
+ * the section.  The kernel promises less: a grace period may start while the
+ * queuing CPU is still in the section, and a reader that begins in that
+ * window is not waited for.  Code relies on the practical behaviour:
+ * lib/xarray.c's xas_delete_node() queues a node's free under xa_lock
+ * before it clears the parent's slot that still points at it; a grace
+ * period cannot end while the lock is held, and for another CPU's reader to
+ * begin unprotected, a grace period would have to start and that CPU report
+ * its quiescent state within those few instructions.  Here the worker is
+ * woken at once and the queuing thread can be descheduled mid-section, so
+ * without the deferral that window is wide open (iteration_check.c's
+ * readers met freed nodes within 30 s).  The deferral hides only
+ * call_rcu()-before-unlink inside one section; anything slower, e.g. an
+ * unlink after a sleep under a mutex, is still caught.  rcu_barrier() waits
+ * for the callbacks of sections that ended before it.
+ *
  * Inline mode (ksim_rcu_set_inline_callbacks(true), used by the fuzz
  * harnesses): no worker thread at all; call_rcu() only queues, and
  * rcu_barrier() waits for one grace period and runs the queue in the calling
@@ -83,11 +101,23 @@ static pthread_key_t reader_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static unsigned long nr_readers;	/* threads registered with liburcu */
 
+struct ksim_rcu_cb;
+struct ksim_rcu_batch {
+	struct ksim_rcu_cb *cbs;
+	size_t nr, cap;
+};
+/* Callbacks queued by this thread inside its current read-side section. */
+static __thread struct ksim_rcu_batch deferred;
+static void flush_deferred(void);
+
 static void reader_exit(void *arg)
 {
 	struct ksim_task *t = ksim_task();
 
 	(void)arg;
+	flush_deferred();
+	free(deferred.cbs);
+	deferred = (struct ksim_rcu_batch){ 0 };
 	if (t->rcu_urcu_nesting > t->rcu_atomic)
 		ksim_problem(KSIM_P_RCU, __FILE__, __LINE__,
 			     "thread %d exits inside an RCU read-side critical section", t->id);
@@ -170,6 +200,7 @@ void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
 	if (--t->rcu_urcu_nesting == 0) {
 		ksim_rcu_reader_done();
 		urcu_memb_read_unlock();
+		flush_deferred();
 	}
 	ksim_yield_point();
 }
@@ -197,6 +228,7 @@ void ksim_rcu_atomic_update(struct ksim_task *t)
 	} else if (--t->rcu_urcu_nesting == 0) {
 		ksim_rcu_reader_done();
 		urcu_memb_read_unlock();
+		flush_deferred();
 	}
 }
 
@@ -280,10 +312,6 @@ struct ksim_rcu_cb {
 	struct rcu_head *head;
 	rcu_callback_t func;
 };
-struct ksim_rcu_batch {
-	struct ksim_rcu_cb *cbs;
-	size_t nr, cap;
-};
 static struct ksim_rcu_batch cb_queue;
 static unsigned long cb_queued, cb_invoked;
 static unsigned long grace_periods;
@@ -364,23 +392,29 @@ static void *rcu_worker(void *arg)
 	return NULL;
 }
 
-static void enqueue(struct rcu_head *head, rcu_callback_t func)
+static void batch_add(struct ksim_rcu_batch *b, struct ksim_rcu_cb cb)
 {
-	ksim_yield_point();
-	pthread_mutex_lock(&cb_lock);
-	if (cb_queue.nr == cb_queue.cap) {
-		size_t cap = cb_queue.cap ? 2 * cb_queue.cap : 256;
-		struct ksim_rcu_cb *cbs = realloc(cb_queue.cbs, cap * sizeof(*cbs));
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		struct ksim_rcu_cb *cbs = realloc(b->cbs, cap * sizeof(*cbs));
 
 		if (!cbs) {
 			perror("ksim: call_rcu queue");
 			abort();
 		}
-		cb_queue.cbs = cbs;
-		cb_queue.cap = cap;
+		b->cbs = cbs;
+		b->cap = cap;
 	}
-	cb_queue.cbs[cb_queue.nr++] = (struct ksim_rcu_cb){ head, func };
-	cb_queued++;
+	b->cbs[b->nr++] = cb;
+}
+
+/* Append @n callbacks to the queue; the worker starts on the first. */
+static void queue_callbacks(const struct ksim_rcu_cb *cbs, size_t n)
+{
+	pthread_mutex_lock(&cb_lock);
+	for (size_t i = 0; i < n; i++)
+		batch_add(&cb_queue, cbs[i]);
+	cb_queued += n;
 	if (!worker_running && !cb_inline && !ksim_sched_enabled) {
 		worker_stop = false;
 		if (pthread_create(&worker, NULL, rcu_worker, NULL)) {
@@ -391,6 +425,25 @@ static void enqueue(struct rcu_head *head, rcu_callback_t func)
 	}
 	pthread_cond_signal(&cb_work);
 	pthread_mutex_unlock(&cb_lock);
+}
+
+static void flush_deferred(void)
+{
+	if (!deferred.nr)
+		return;
+	queue_callbacks(deferred.cbs, deferred.nr);
+	deferred.nr = 0;
+}
+
+static void enqueue(struct rcu_head *head, rcu_callback_t func)
+{
+	struct ksim_rcu_cb cb = { head, func };
+
+	ksim_yield_point();
+	if (ksim_task()->rcu_urcu_nesting)
+		batch_add(&deferred, cb);
+	else
+		queue_callbacks(&cb, 1);
 }
 
 void call_rcu(struct rcu_head *head, rcu_callback_t func)

@@ -343,6 +343,68 @@ KSIM_TEST(synchronize_rcu_waits_for_reader)
 	synchronize_rcu();
 }
 
+/*
+ * A callback queued inside a read-side section (here under a spinlock, as
+ * lib/xarray.c's xas_delete_node() queues a node's free before it clears the
+ * slot that points at it) does not run while a reader that began before
+ * that section ended is still inside, even one that began after the
+ * call_rcu() (shim/rcu/tree.c: the deferral, and how it differs from the
+ * kernel's promise).
+ */
+struct late_reader {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int inside;		/* the reader is in its section */
+	int unlocked;		/* the queuing section has ended */
+	struct cb_probe *probe;
+	int ran_inside;		/* the callback had run before the reader left */
+};
+
+static void *late_reader_fn(void *arg)
+{
+	struct late_reader *r = arg;
+
+	rcu_read_lock();
+	pthread_mutex_lock(&r->m);
+	r->inside = 1;
+	pthread_cond_broadcast(&r->c);
+	while (!r->unlocked)
+		pthread_cond_wait(&r->c, &r->m);
+	pthread_mutex_unlock(&r->m);
+	usleep(50000);		/* time for a grace period that ignored this reader */
+	r->ran_inside = __atomic_load_n(&r->probe->ran, __ATOMIC_ACQUIRE);
+	rcu_read_unlock();
+	return NULL;
+}
+
+KSIM_TEST(call_rcu_in_section_waits_for_later_readers)
+{
+	static struct cb_probe probe;
+	struct late_reader r = {
+		.m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER, .probe = &probe,
+	};
+	pthread_t th;
+
+	memset(&probe, 0, sizeof(probe));
+	spin_lock(&sync_lock);
+	call_rcu(&probe.rcu, probe_cb);
+	usleep(20000);		/* time for a grace period to start */
+	KSIM_ASSERT(!pthread_create(&th, NULL, late_reader_fn, &r));
+	pthread_mutex_lock(&r.m);
+	while (!r.inside)
+		pthread_cond_wait(&r.c, &r.m);
+	pthread_mutex_unlock(&r.m);
+	spin_unlock(&sync_lock);
+	pthread_mutex_lock(&r.m);
+	r.unlocked = 1;
+	pthread_cond_broadcast(&r.c);
+	pthread_mutex_unlock(&r.m);
+	pthread_join(th, NULL);
+	KSIM_EXPECT_EQ(r.ran_inside, 0);
+	rcu_barrier();
+	KSIM_EXPECT_EQ(__atomic_load_n(&probe.ran, __ATOMIC_ACQUIRE), 1);
+}
+
 struct pub {
 	int a, b;
 };
