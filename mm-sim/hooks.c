@@ -927,6 +927,8 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 		up_write(&mm->mmap_lock);
 }
 
+void (*ksim_vma_read_race_hook)(struct vm_area_struct *vma);
+
 #if KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C
 /*
  * 7.x vma_start_read() (mm/mmap_lock.c, static there), emulated: called
@@ -938,6 +940,8 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	bool attached;
 
 	/* a reader may be preempted between its walk, the check and the reference (PREEMPT_RCU) */
+	if (ksim_vma_read_race_hook)
+		ksim_vma_read_race_hook(vma);
 	ksim_yield_point();
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq)) {
 		vma = NULL;
@@ -991,6 +995,8 @@ bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
  */
 bool ksim_vma_start_read(struct vm_area_struct *vma)
 {
+	if (ksim_vma_read_race_hook)
+		ksim_vma_read_race_hook(vma);
 	ksim_yield_point();	/* preemptible between the walk, the check and the lock (PREEMPT_RCU) */
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
 		return false;

@@ -8,8 +8,11 @@
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
+#include <mm_sim/query.h>
 #include <ksim/test.h>
 #include <ksim/fault.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,3 +235,121 @@ KSIM_TEST(vma_locks)
 	printf("# skipped: this tree has no per-VMA locks\n");
 #endif
 }
+
+#if KSIM_HAVE_PER_VMA_LOCK
+/*
+ * The lockless readers' race windows, made deterministic: a reader has found
+ * VMA V under RCU and is about to take its reference (where the kernel's
+ * reader can be preempted) when another thread mprotects V's upper half.
+ * __split_vma() keeps V as the upper part and installs a new VMA N below
+ * it: V has shrunk from the front, with N ahead of it.  The writer runs on
+ * its own thread to completion from ksim_vma_read_race_hook while the
+ * reader waits inside its RCU section.
+ */
+#define RACE_A		0x10000000UL
+#define RACE_V		0x10010000UL
+
+static struct mm_struct *race_mm;
+static struct vm_area_struct *race_target;
+static int race_fired;
+
+static void *race_writer(void *arg)
+{
+	(void)arg;
+	KSIM_EXPECT(!ksim_mprotect(race_mm, RACE_V + 8 * PG, 8 * PG, KSIM_VM_READ));
+	return NULL;
+}
+
+static void race_hook(struct vm_area_struct *vma)
+{
+	pthread_t th;
+
+	if (vma != race_target || race_fired)
+		return;
+	race_fired = 1;
+	KSIM_ASSERT(!pthread_create(&th, NULL, race_writer, NULL));
+	pthread_join(th, NULL);
+}
+
+static void race_setup(void)
+{
+	struct ksim_vma_info vi;
+	struct vm_area_struct *vma;
+	unsigned long rw = KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE;
+
+	race_mm = ksim_mm_new();
+	KSIM_ASSERT(!ksim_mmap(race_mm, RACE_A, 4 * PG, rw, NULL, 0));
+	KSIM_ASSERT(!ksim_mmap(race_mm, RACE_V, 16 * PG, rw, NULL, 0));
+	KSIM_ASSERT(ksim_mm_find_vma(race_mm, RACE_V, &vi) && vi.start == RACE_V);
+	mmap_read_lock(race_mm);
+	vma = vma_lookup(race_mm, RACE_V);
+	mmap_read_unlock(race_mm);
+	race_target = vma;
+	race_fired = 0;
+	ksim_vma_read_race_hook = race_hook;
+}
+
+static void race_teardown(const char *what)
+{
+	ksim_vma_read_race_hook = NULL;
+	KSIM_EXPECT(race_fired, "%s: the reader never reached the VMA", what);
+	check(race_mm, what);
+	ksim_mm_exit(race_mm);
+	check_all_freed();
+}
+
+/*
+ * /proc/PID/maps (7.x lock_next_vma()): having returned A, the walk finds V,
+ * which then shrinks with N installed ahead.  It must not skip N: the
+ * kernel re-walks from the end of A when V starts above it ("verify it was
+ * not shrunk after we found it and another vma has not been installed ahead
+ * of it") and falls back to the mmap lock.
+ */
+KSIM_TEST(vma_read_race_maps_walk)
+{
+	struct ksim_vma_info out[8];
+	long n;
+
+	if (ksim_mm_maps_walk(NULL, NULL, 0) == -ENOSYS) {
+		printf("# skipped: no lock_next_vma() in this tree\n");
+		return;
+	}
+	race_setup();
+	n = ksim_mm_maps_walk(race_mm, out, 8);
+	KSIM_EXPECT_EQ(n, 3);
+	if (n == 3) {
+		KSIM_EXPECT(out[0].start == RACE_A && out[0].end == RACE_A + 4 * PG);
+		KSIM_EXPECT(out[1].start == RACE_V && out[1].end == RACE_V + 8 * PG,
+			    "maps walk: [%#lx, %#lx) where the VMA below the shrunk one is",
+			    out[1].start, out[1].end);
+		KSIM_EXPECT(out[2].start == RACE_V + 8 * PG && out[2].end == RACE_V + 16 * PG);
+	} else {
+		for (long i = 0; i < n && i < 8; i++)
+			printf("# maps walk %ld: [%#lx, %#lx)\n", i, out[i].start, out[i].end);
+		KSIM_EXPECT(0, "maps walk skipped the VMA installed ahead of a shrunk one: %ld VMAs, want 3", n);
+	}
+	race_teardown("maps walk");
+}
+
+/*
+ * A page fault's lookup (lock_vma_under_rcu()) at RACE_V + 1 page finds V,
+ * which then no longer covers the address: the kernel rechecks the range
+ * after taking the reference and falls back (NULL); a VMA that does not
+ * contain the address must never be returned.
+ */
+KSIM_TEST(vma_read_race_lock_under_rcu)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = RACE_V + PG;
+
+	race_setup();
+	vma = ksim_lock_vma_under_rcu(race_mm, addr);
+	if (vma) {
+		KSIM_EXPECT(addr >= vma->vm_start && addr < vma->vm_end,
+			    "lock_vma_under_rcu(%#lx) = [%#lx, %#lx): not the VMA at that address",
+			    addr, vma->vm_start, vma->vm_end);
+		ksim_vma_end_read(vma);
+	}
+	race_teardown("lock_vma_under_rcu");
+}
+#endif

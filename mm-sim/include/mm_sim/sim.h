@@ -117,6 +117,13 @@ unsigned long ksim_hooks_check_global(void);	/* in ksim_mm_check_global() */
 bool ksim_mm_has_per_vma_lock(void);
 struct vm_area_struct;
 struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned long addr);
+/*
+ * Tests only: called by the emulated vma_start_read() with the VMA a
+ * lockless reader found, before it takes its reference, under RCU (where
+ * the kernel's reader can be preempted); the hook may run another thread's
+ * operation to completion there.  Trees with per-VMA locks only.
+ */
+extern void (*ksim_vma_read_race_hook)(struct vm_area_struct *vma);
 void ksim_vma_end_read(struct vm_area_struct *vma);
 
 /* Counters and facts for tests and the benchmark. */
