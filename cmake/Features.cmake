@@ -173,6 +173,14 @@ ksim_feature(KSIM_HAVE_LOCK_VMA_UNDER_RCU_MEMORY_C FILE mm/memory.c
 ksim_feature(KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_vma_under_rcu\\(struct mm_struct \\*mm,"
   WHY "lock_vma_under_rcu() is in mm/mmap_lock.c, over vma_start_read(mm, vma) (ERR_PTR(-EAGAIN): detached)")
+# mm/mlock.c's shapes (mm-sim's mlock driver): mlock_vma_pages_range() takes
+# the new flags as a vma_flags_t pointer (7.x), apply_vma_lock_flags() too (7.3)
+ksim_feature(KSIM_HAVE_MLOCK_PAGES_VMA_FLAGS FILE mm/mlock.c
+  REGEX "^\tvma_flags_t \\*new_vma_flags\\)$"
+  WHY "mlock_vma_pages_range(..., vma_flags_t *new_vma_flags)")
+ksim_feature(KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR FILE mm/mlock.c
+  REGEX "^[ \t]+const vma_flags_t \\*flags\\)"
+  WHY "apply_vma_lock_flags(start, len, const vma_flags_t *flags)")
 ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_next_vma\\(struct mm_struct \\*mm,"
   WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")

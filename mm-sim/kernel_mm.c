@@ -192,6 +192,18 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 }
 
 #if KSIM_HAVE_MM_VMA_C
+/* mlock(2)'s VMA loop (extracted apply_vma_lock_flags()); flags as vm_flags_t */
+int ksim_apply_vma_lock_flags(unsigned long start, size_t len, unsigned long flags)
+{
+#if KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR
+	vma_flags_t vf = legacy_to_vma_flags(flags);
+
+	return apply_vma_lock_flags(start, len, &vf);
+#else
+	return apply_vma_lock_flags(start, len, flags);
+#endif
+}
+
 int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 		      unsigned long addr, unsigned long len, unsigned long flags)
 {

@@ -223,6 +223,32 @@ int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 #endif
 }
 
+/*
+ * mlock(2), mlock2(MLOCK_ONFAULT) and munlock(2) below do_mlock(): the
+ * tree's apply_vma_lock_flags() -> mlock_fixup() under the mmap write lock.
+ * Left out: do_mlock()'s RLIMIT_MEMLOCK check and __mm_populate() (no
+ * rlimits, nothing to populate).  @flags: 0 (munlock), VM_LOCKED, or
+ * VM_LOCKED | VM_LOCKONFAULT.
+ */
+int ksim_apply_vma_lock_flags(unsigned long start, size_t len, unsigned long flags);
+int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags)
+{
+#if KSIM_HAVE_MM_VMA_C
+	int err;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	err = ksim_apply_vma_lock_flags(start, PAGE_ALIGN(len), flags);
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return err;
+#else
+	return -ENOSYS;
+#endif
+}
+
 /* do_mprotect_pkey()'s loop over the VMAs in range, without pkeys/PROT_GROWS*. */
 int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  unsigned long access)
@@ -581,7 +607,7 @@ static unsigned long ksim_check_pgtables(struct mm_struct *mm)
 
 unsigned long ksim_mm_check(struct mm_struct *mm)
 {
-	unsigned long total = 0, data = 0, exec = 0, stack = 0, bad = 0, prev_end = 0;
+	unsigned long total = 0, locked = 0, data = 0, exec = 0, stack = 0, bad = 0, prev_end = 0;
 	struct vm_area_struct *vma;
 	int count = 0;
 	MA_STATE(mas, &mm->mm_mt, 0, 0);
@@ -614,6 +640,8 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 		pages = vma_pages(vma);
 		f = vma->vm_flags;
 		total += pages;
+		if (f & VM_LOCKED)
+			locked += pages;
 		if ((f & (VM_EXEC | VM_WRITE | VM_STACK)) == VM_EXEC)
 			exec += pages;
 		else if ((f & VM_STACK) == VM_STACK)
@@ -668,6 +696,9 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 	CHECK(total == mm->total_vm && data == mm->data_vm && exec == mm->exec_vm && stack == mm->stack_vm,
 	      "mm %d: counters total/data/exec/stack %lu/%lu/%lu/%lu, VMAs add up to %lu/%lu/%lu/%lu",
 	      mm->ksim_id, mm->total_vm, mm->data_vm, mm->exec_vm, mm->stack_vm, total, data, exec, stack);
+	/* mmap, munmap, mlock and mremap keep locked_vm to the VM_LOCKED pages */
+	CHECK(locked == mm->locked_vm, "mm %d: locked_vm %lu, VM_LOCKED VMAs hold %lu",
+	      mm->ksim_id, mm->locked_vm, locked);
 	bad += ksim_check_pgtables(mm);
 	mmap_read_unlock(mm);
 	return bad;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation-failure sweeps of mprotect, munmap and brk (mm/vma.c and the
+ * Allocation-failure sweeps of mprotect, mlock, munmap and brk (mm/vma.c and the
  * paths above it, unmodified), each started from a state built to drive
  * one merge or split case of mm/vma.c: merge with prev, next or both; a
  * partial range that splits one or both ends; anon_vma on neither side, on
@@ -27,6 +27,11 @@
  *  - munmap (do_vmi_align_munmap(): vms_gather_munmap_vmas() splits, then
  *    the tree is cleared; on failure reattach_vmas()/vms_abort_munmap_vmas()
  *    put the gathered VMAs back, splits stay): every page as it was.
+ *  - mlock/munlock (apply_vma_lock_flags() -> mlock_fixup() ->
+ *    vma_modify_flags() per VMA, in address order, as mprotect): pages
+ *    before the failing VMA have the new VM_LOCKED/VM_LOCKONFAULT, the rest
+ *    the old, a prefix again; and mm->locked_vm equals the pages of the
+ *    VM_LOCKED VMAs (ksim_mm_check()) whatever failed.
  *  - brk (sys_brk(): do_brk_flags() to grow, do_vmi_align_munmap() to
  *    shrink; mm->brk is set only on success): every page as it was and
  *    the break unchanged.
@@ -50,13 +55,15 @@
 #define A_RW		(RW | MAY)
 #define A_RO		(KSIM_VM_READ | MAY)
 #define SH		(KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
-#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH)
+#define LK		KSIM_VM_LOCKED
+#define LKMASK		(KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT)
+#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK)
 /* the window: pages [0, WIN) from BASE; shapes live in [8, 56) */
 #define BASE		0x50000000UL
 #define WIN		64
 #define PA(p)		(BASE + (unsigned long)(p) * PG)
 
-enum op { MPROTECT, MUNMAP, BRK };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK };
 
 struct seg {
 	int start, npages;
@@ -74,7 +81,8 @@ struct shape {
 	int pre, pre_n;
 	unsigned long pre_access;
 	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break */
-	long access;		/* MPROTECT: the new protection; BRK: the old break (< 0: touched) */
+	long access;		/* MPROTECT: the new protection; MLOCK: the new lock flags;
+				 * BRK: the old break (< 0: touched) */
 	int vmas;		/* VMAs after the unfailed call: the merge/split case */
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
 	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
@@ -118,6 +126,24 @@ static const struct shape shapes[] = {
 	  { { 16, 32, A_RO, 1, 4, 3 } }, 0, 0, 0, 24, 8, RW, 3 },
 	{ "mprotect shared file, merge prev", MPROTECT,
 	  { { 8, 16, A_RW | SH, 1, 0, 2 }, { 24, 16, A_RO | SH, 1, 16, 2 } }, 0, 0, 0, 24, 16, RW, 1 },
+
+	/* mlock/munlock (segments mapped VM_LOCKED are MAP_LOCKED mappings) */
+	{ "mlock merge both, no anon_vma", MLOCK,
+	  { { 8, 16, A_RW | LK }, { 24, 16, A_RW }, { 40, 16, A_RW | LK } }, 0, 0, 0, 24, 16, LK, 1 },
+	{ "munlock merge both, anon_vma on prev", MLOCK,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RW | LK }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, 0, 1 },
+	{ "mlock start of the target, merge prev (target shrinks)", MLOCK,
+	  { { 8, 16, A_RW | LK, 0, 0, 3 }, { 24, 16, A_RW } }, 0, 0, 0, 24, 8, LK, 2 },
+	{ "munlock middle, split both ends, anon_vma", MLOCK,
+	  { { 16, 32, A_RW | LK, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 3 },
+	{ "mlock onfault over three VMAs, partial first and last", MLOCK,
+	  { { 8, 16, A_RO, 0, 0, 3 }, { 24, 16, A_RW, 0, 0, 5 }, { 40, 16, A_RO | KSIM_VM_EXEC } },
+	  0, 0, 0, 16, 32, LKMASK, 5 },
+	{ "mlock private file, middle split", MLOCK,
+	  { { 16, 32, A_RO, 1, 4, 3 } }, 0, 0, 0, 24, 8, LK, 3 },
+	{ "munlock shared file, merge both", MLOCK,
+	  { { 8, 16, A_RW | SH, 1, 0, 3 }, { 24, 16, A_RW | SH | LK, 1, 16 }, { 40, 16, A_RW | SH, 1, 32 } },
+	  0, 0, 0, 24, 16, 0, 1 },
 
 	/* munmap */
 	{ "munmap a whole VMA between two", MUNMAP,
@@ -227,6 +253,8 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_mprotect(mm, PA(s->start), s->npages * PG, s->access);
 	case MUNMAP:
 		return ksim_munmap(mm, PA(s->start), s->npages * PG);
+	case MLOCK:
+		return ksim_mlock(mm, PA(s->start), s->npages * PG, s->access);
 	case BRK:
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
 	}
@@ -258,7 +286,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		const struct page_state *b = &before[p], *a = &after[p];
 		bool in = p >= lo && p < hi;
 
-		if (!in || (r && s->op != MPROTECT)) {
+		if (!in || (r && s->op != MPROTECT && s->op != MLOCK)) {
 			KSIM_EXPECT(same_page(a, b), "%s, allocation %lu failed (%ld): page %d changed: "
 				    "mapped %d flags %#lx pgoff %#lx pfn %#lx, was %d %#lx %#lx %#lx", s->name,
 				    n, r, p, a->mapped, a->flags, a->pgoff, a->pfn, b->mapped, b->flags, b->pgoff,
@@ -266,9 +294,11 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			continue;
 		}
 		switch (s->op) {
-		case MPROTECT: {
-			unsigned long nf = (b->flags & ~(unsigned long)(KSIM_VM_READ | KSIM_VM_WRITE |
-									 KSIM_VM_EXEC)) | s->access;
+		case MPROTECT:
+		case MLOCK: {
+			unsigned long changed = s->op == MLOCK ? LKMASK :
+				KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC;
+			unsigned long nf = (b->flags & ~changed) | s->access;
 			bool is_new = a->flags == nf, is_old = a->flags == b->flags;
 
 			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
@@ -400,4 +430,9 @@ KSIM_TEST(munmap_sweep)
 KSIM_TEST(brk_sweep)
 {
 	sweep(BRK);
+}
+
+KSIM_TEST(mlock_sweep)
+{
+	sweep(MLOCK);
 }

@@ -680,8 +680,23 @@ struct vm_unmapped_area_info {
 #endif
 #define arch_validate_flags(f)			true
 #define arch_has_pfn_modify_check()		false
+/* no page walks (PFNMAP PROT_NONE check: no PFNMAP VMAs; mlock: no folios) */
 #define walk_page_range(...)			0
-#define walk_page_range_vma(...)		0	/* PFNMAP PROT_NONE check: no PFNMAP VMAs */
+#define walk_page_range_vma(...)		0
+/*
+ * include/linux/pagewalk.h as far as mm/mlock.c's mlock_vma_pages_range()
+ * names it.  Its pte walker, mlock_pte_range() -> mlock_folio()/munlock_folio(),
+ * is not built: mm-sim has no folios or LRU to mlock, so mlock() changes
+ * the VMAs and mm->locked_vm only.  No memfd_secret() VMAs either.
+ */
+struct mm_walk;
+struct mm_walk_ops {
+	int (*pmd_entry)(pmd_t *pmd, unsigned long addr, unsigned long next, struct mm_walk *walk);
+	int walk_lock;
+};
+#define PGWALK_WRLOCK_VERIFY			2
+#define mlock_pte_range				NULL
+#define vma_is_secretmem(v)			false
 #define tlb_free_vmas(tlb)			do { } while (0)
 #define is_file_hugepages(f)			false
 #define vma_supports_mlock(v)			true

@@ -25,7 +25,9 @@ struct list_head;
 #define KSIM_VM_MAYEXEC		0x00000040UL
 #define KSIM_VM_MAYSHARE	0x00000080UL
 #define KSIM_VM_GROWSDOWN	0x00000100UL
+#define KSIM_VM_LOCKED		0x00002000UL
 #define KSIM_VM_DONTCOPY	0x00020000UL
+#define KSIM_VM_LOCKONFAULT	0x00080000UL
 #define KSIM_VM_ACCOUNT		0x00100000UL
 #define KSIM_VM_NORESERVE	0x00200000UL
 #define KSIM_VM_WIPEONFORK	0x02000000UL
@@ -54,6 +56,8 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
 int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		  unsigned long access);	/* READ|WRITE|EXEC bits */
+/* mlock()/munlock(): @flags 0, KSIM_VM_LOCKED, or KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT */
+int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags);
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
 /* Where the heap starts (start_brk = brk = @start), as exec would set it. */
 void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start);
