@@ -521,7 +521,8 @@ static void normalize(const struct ksim_xa_sim *s, struct ksim_xa_op *op)
 	 * xa_store_range() up to ULONG_MAX never returns: its loop's
 	 * first += xas_size() wraps to 0 and it goes on storing from index 0
 	 * (lib/xarray.c, every tree from 6.1 to 7.3; no in-tree caller stores
-	 * up to ULONG_MAX: mm/memremap.c stores PFN ranges).  Not issued.
+	 * up to ULONG_MAX: mm/memremap.c stores PFN ranges).  Not issued:
+	 * finding xarray-store-range-ulong-max, xarray/regression/.
 	 */
 	if (op->kind == KSIM_XA_STORE_RANGE && op->last == ULONG_MAX)
 		op->last = ULONG_MAX - 1;

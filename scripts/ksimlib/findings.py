@@ -16,8 +16,8 @@ TREES = ("6.1", "6.12", "7.2", "7.3")
 STATUSES = ("present", "gone", "n/a", "unseen")
 KINDS = {"bug": "kernel bug", "backport": "fixed upstream, missing in the trees marked present",
          "test": "not a kernel bug (test code)"}
-COMPONENTS = ("maple", "mm-sim", "bpf")
-CONTEXTS = ("maple", "mm-sim", "qptrie", "fuzz", "stress")
+COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
+CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
 OPTIONAL = ("fix", "kernel_test", "candidate_fix")
