@@ -6,7 +6,7 @@
  * bench_mm_fork.py runs the binaries of both trees in one run and makes
  * the table and the plot.
  *
- *   mm_sim_bench --vmas N [--reps R] [--mode fork|tree] [--touch]
+ *   mm_sim_bench --vmas N [--reps R] [--mode fork|tree] [--touch] [--checks]
  *
  * A parent with N one-page anonymous VMAs (gaps between them, so nothing
  * merges) is built once; each repetition times dup_mmap() (through
@@ -14,6 +14,9 @@
  * tree copy alone on the same parent tree: __mt_dup() (6.12 only) and
  * store-by-store (mas_store_gfp() per VMA, as the 6.1 dup_mmap() does).
  * Small N repeats the operation in a batch so one sample lasts >= ~20 ms.
+ * mm-sim's own checks (ksim_mm_checks_off: the page-table and leak checks
+ * at exit, the VMA-lock rule at every mmap_write_unlock()) are off unless
+ * --checks: the bench measures the kernel's path; --checks prices them.
  * Output, one line per sample: path<TAB>N<TAB>op<TAB>seconds-per-op.
  */
 #include <ksim/ksim.h>
@@ -37,7 +40,7 @@ static double now(void)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s --vmas N [--reps R] [--mode fork|tree] [--touch]\n", prog);
+	fprintf(stderr, "usage: %s --vmas N [--reps R] [--mode fork|tree] [--touch] [--checks]\n", prog);
 	exit(2);
 }
 
@@ -45,7 +48,7 @@ int main(int argc, char **argv)
 {
 	unsigned long nr = 0, reps = 5, i, r, batch, b;
 	const char *mode = "fork", *path;
-	bool touch = false;
+	bool touch = false, checks = false;
 	struct mm_struct *parent;
 
 	for (i = 1; i < (unsigned long)argc; i++) {
@@ -69,6 +72,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "mm_sim_bench: --mode %s: expected fork or tree\n", mode);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--checks")) {
+			checks = true;
 		} else if (!strcmp(argv[i], "--touch")) {
 			touch = true;
 		} else {
@@ -85,7 +90,7 @@ int main(int argc, char **argv)
 	ksim_init();
 	maple_tree_init();
 	ksim_mm_sim_init();
-	ksim_mm_checks_off = true;
+	ksim_mm_checks_off = !checks;
 	path = ksim_mm_has_vma_c() ? "6.12" : "6.1";
 	if (ksim_mm_kver() != 0x060c00 && ksim_mm_kver() != 0x060100)
 		path = "other";

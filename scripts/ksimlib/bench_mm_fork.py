@@ -3,7 +3,9 @@
 Runs mm-sim's mm_sim_bench built from linux-source-6.1 (dup_mmap() storing
 VMA by VMA) and from linux-source-6.12 (__mt_dup() then the per-VMA walk),
 alternating between the two binaries at every VMA count so machine noise
-hits both, and the tree copy alone (__mt_dup() vs store-by-store).  Prints
+hits both, and the tree copy alone (__mt_dup() vs store-by-store), and the
+6.12 fork once more with mm-sim's own checks on (`--checks`: what the
+tests pay for the VMA-lock rule and the exit checks).  Prints
 a table of VMAs duplicated per second (median and spread over the
 repetitions, and the 6.12/6.1 ratio measured in this run) and draws it as a
 PNG (log-log, so an O(n) fork is a flat line in VMAs/s).
@@ -18,9 +20,9 @@ import time
 DEFAULT_COUNTS = [21, 101, 501, 2561, 12821, 64101, 327701, 1638421]
 
 
-def run(binary, nr, reps, mode):
+def run(binary, nr, reps, mode, extra=()):
     t0 = time.monotonic()
-    out = subprocess.run([binary, "--vmas", str(nr), "--reps", str(reps), "--mode", mode],
+    out = subprocess.run([binary, "--vmas", str(nr), "--reps", str(reps), "--mode", mode, *extra],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"ksim: {binary} --vmas {nr} --mode {mode} failed: {out.stderr.strip()}")
@@ -66,20 +68,24 @@ def main(argv):
         s61, d1 = run(args.bin61, nr, reps, "fork")
         s612, d2 = run(args.bin612, nr, reps, "fork")
         t612, d3 = run(args.bin612, nr, reps, "tree")
+        c612, d4 = run(args.bin612, nr, reps, "fork", ["--checks"])
         res["fork 6.1 (store per VMA)"] = summary(s61["fork"], nr)
         res["fork 6.12 (__mt_dup)"] = summary(s612["fork"], nr)
         res["exit 6.1"] = summary(s61["exit"], nr)
         res["exit 6.12"] = summary(s612["exit"], nr)
         res["tree: __mt_dup"] = summary(t612["tree-mt_dup"], nr)
         res["tree: store-by-store"] = summary(t612["tree-store"], nr)
+        res["fork 6.12, checks on"] = summary(c612["fork"], nr)
         for k, v in res.items():
             rows.append((nr, k) + v)
         f61 = res["fork 6.1 (store per VMA)"][0]
         f612 = res["fork 6.12 (__mt_dup)"][0]
         tmt, tst = res["tree: __mt_dup"][0], res["tree: store-by-store"][0]
+        fck = res["fork 6.12, checks on"][0]
         print(f"ksim: {nr:>9} VMAs x {reps} reps: fork 6.1 {fmt(f61)}/s, 6.12 {fmt(f612)}/s "
               f"(x{f612 / f61:.2f}); tree __mt_dup {fmt(tmt)}/s vs store {fmt(tst)}/s "
-              f"(x{tmt / tst:.2f})  [{d1 + d2 + d3:.0f}s]", flush=True)
+              f"(x{tmt / tst:.2f}); 6.12 with checks {fmt(fck)}/s (x{fck / f612:.2f})  "
+              f"[{d1 + d2 + d3 + d4:.0f}s]", flush=True)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.tsv)), exist_ok=True)
     os.makedirs(os.path.dirname(os.path.abspath(args.png)), exist_ok=True)
@@ -88,10 +94,13 @@ def main(argv):
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
 
-    series = ["fork 6.1 (store per VMA)", "fork 6.12 (__mt_dup)", "tree: store-by-store", "tree: __mt_dup"]
+    series = ["fork 6.1 (store per VMA)", "fork 6.12 (__mt_dup)", "tree: store-by-store", "tree: __mt_dup",
+              "fork 6.12, checks on"]
     print()
-    print("VMAs duplicated per second, median over repetitions [min - max]; ratio = 6.12 / 6.1, same run")
-    hdr = f"| {'VMAs':>9} | " + " | ".join(f"{s:^28}" for s in series) + " | fork ratio | tree ratio |"
+    print("VMAs duplicated per second, median over repetitions [min - max]; ratio = 6.12 / 6.1, "
+          "checks = 6.12 with mm-sim's checks / without, same run")
+    hdr = (f"| {'VMAs':>9} | " + " | ".join(f"{s:^28}" for s in series) +
+           " | fork ratio | tree ratio | checks |")
     print(hdr)
     print("|" + "|".join("-" * (len(c)) for c in hdr.split("|")[1:-1]) + "|")
     for nr in counts:
@@ -99,7 +108,9 @@ def main(argv):
         cells = [f"{fmt(get[s][2])} [{fmt(get[s][3])}-{fmt(get[s][4])}]" for s in series]
         fr = get[series[1]][2] / get[series[0]][2]
         tr = get[series[3]][2] / get[series[2]][2]
-        print(f"| {nr:>9} | " + " | ".join(f"{c:^28}" for c in cells) + f" | {fr:>9.2f}x | {tr:>9.2f}x |")
+        cr = get[series[4]][2] / get[series[1]][2]
+        print(f"| {nr:>9} | " + " | ".join(f"{c:^28}" for c in cells) +
+              f" | {fr:>9.2f}x | {tr:>9.2f}x | {cr:>5.2f}x |")
     plot(rows, counts, series, args.png)
     print(f"\nksim: table in {args.tsv}, plot in {args.png}")
     return 0
@@ -113,7 +124,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 rows, counts, series, png = json.load(sys.stdin)
 fig, ax = plt.subplots(figsize=(9, 5.5))
-for s, style in zip(series, ["o-", "s-", "v--", "^--"]):
+for s, style in zip(series, ["o-", "s-", "v--", "^--", "d:"]):
     pts = [r for r in rows if r[1] == s]
     x = [r[0] for r in pts]; y = [r[2] for r in pts]
     lo = [r[2] - r[3] for r in pts]; hi = [r[4] - r[2] for r in pts]
