@@ -54,6 +54,9 @@ ksim_feature(KSIM_HAVE_BPF_OPS_LONG FILE include/linux/bpf.h
 ksim_feature(KSIM_HAVE_BPF_FD_PUT_NEED_DEFER FILE include/linux/bpf.h
   REGEX "map_fd_put_ptr.*need_defer"
   WHY "map_fd_put_ptr(map, ptr, need_defer) (backported to 6.1.y)")
+ksim_feature(KSIM_HAVE_BPF_CHECK_BTF_CONST_MAP FILE include/linux/bpf.h
+  REGEX "int \\(\\*map_check_btf\\)\\(const struct bpf_map"
+  WHY "map_check_btf() takes a const struct bpf_map * (until 7.2)")
 ksim_feature(KSIM_HAVE_QP_TRIE_SERIES FILE kernel/bpf/bpf_qp_trie.c
   WHY "the posted qp-trie series is applied")
 ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[ \t]*="
@@ -75,6 +78,8 @@ ksim_feature(KSIM_HAVE_RCU_GUARD FILE include/linux/rcupdate.h
 # Headers that moved
 ksim_feature(KSIM_HAVE_LINUX_UNALIGNED_H FILE include/linux/unaligned.h
   WHY "<linux/unaligned.h> (was <asm/unaligned.h>)")
+ksim_feature(KSIM_HAVE_LINUX_ARGS_H FILE include/linux/args.h
+  WHY "COUNT_ARGS()/CONCATENATE() in <linux/args.h> (were in <linux/kernel.h>)")
 
 # Maple tree (lib/maple_tree.c, its tests)
 ksim_feature(KSIM_HAVE_MT_DUP FILE lib/maple_tree.c REGEX "^int __mt_dup\\("

@@ -670,7 +670,7 @@ static int qp_trie_restart_get_next_key(struct bpf_map *map, void *key, void *ne
 	return __qp_trie_get_next_key(map, key, next_key, true);
 }
 
-static int qp_trie_check_btf(const struct bpf_map *map, const struct btf *btf,
+static int qp_trie_check_btf(__ksim_check_btf_const struct bpf_map *map, const struct btf *btf,
 			     const struct btf_type *key_type,
 			     const struct btf_type *value_type)
 {

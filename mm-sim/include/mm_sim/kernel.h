@@ -67,7 +67,9 @@
 #ifndef __init
 #define __init
 #endif
+#ifndef ASSERT_EXCLUSIVE_WRITER	/* the tree's kcsan-checks.h has it where it exists */
 #define ASSERT_EXCLUSIVE_WRITER(x)	do { } while (0)
+#endif
 #ifndef data_race
 #define data_race(expr)			(expr)
 #endif
@@ -680,9 +682,12 @@ struct vm_unmapped_area_info {
 #endif
 #define arch_validate_flags(f)			true
 #define arch_has_pfn_modify_check()		false
-/* no page walks (PFNMAP PROT_NONE check: no PFNMAP VMAs; mlock: no folios) */
-#define walk_page_range(...)			0
-#define walk_page_range_vma(...)		0
+/*
+ * No page walks (PFNMAP PROT_NONE check: no PFNMAP VMAs; mlock: no folios);
+ * statement expressions, since mlock calls them as statements.
+ */
+#define walk_page_range(...)			({ 0; })
+#define walk_page_range_vma(...)		({ 0; })
 /*
  * include/linux/pagewalk.h as far as mm/mlock.c's mlock_vma_pages_range()
  * names it.  Its pte walker, mlock_pte_range() -> mlock_folio()/munlock_folio(),
@@ -700,7 +705,12 @@ struct mm_walk_ops {
 #define tlb_free_vmas(tlb)			do { } while (0)
 #define is_file_hugepages(f)			false
 #define vma_supports_mlock(v)			true
-#define populate_vma_page_range(v, s, e, l)	0
+/* no pages to fault in: mlock's populate step succeeds at once */
+static inline long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
+					   unsigned long end, int *locked)
+{
+	return 0;
+}
 #define MM_CP_TRY_CHANGE_WRITABLE		(1UL << 0)
 static inline int mapping_map_writable(struct address_space *mapping)
 {

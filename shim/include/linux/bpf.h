@@ -75,6 +75,13 @@ struct bpf_link;
 
 typedef u64 (*bpf_callback_t)(u64, u64, u64, u64, u64);
 
+/* map_check_btf() takes the map const until 7.2; the tree decides */
+#if KSIM_HAVE_BPF_CHECK_BTF_CONST_MAP
+#define __ksim_check_btf_const const
+#else
+#define __ksim_check_btf_const
+#endif
+
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
@@ -118,7 +125,7 @@ struct bpf_map_ops {
 	int (*map_gen_lookup)(struct bpf_map *map, struct bpf_insn *insn_buf);
 	u32 (*map_fd_sys_lookup_elem)(void *ptr);
 	void (*map_seq_show_elem)(struct bpf_map *map, void *key, struct seq_file *m);
-	int (*map_check_btf)(const struct bpf_map *map, const struct btf *btf,
+	int (*map_check_btf)(__ksim_check_btf_const struct bpf_map *map, const struct btf *btf,
 			     const struct btf_type *key_type,
 			     const struct btf_type *value_type);
 	int (*map_poke_track)(struct bpf_map *map, struct bpf_prog_aux *aux);
@@ -399,7 +406,7 @@ int generic_map_update_batch(struct bpf_map *map, const union bpf_attr *attr,
 #endif
 int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr,
 			     union bpf_attr __user *uattr);
-int map_check_no_btf(const struct bpf_map *map, const struct btf *btf,
+int map_check_no_btf(__ksim_check_btf_const struct bpf_map *map, const struct btf *btf,
 		     const struct btf_type *key_type, const struct btf_type *value_type);
 int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 				   struct bpf_func_state *caller,

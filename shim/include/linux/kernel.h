@@ -38,8 +38,12 @@
 #define STACK_MAGIC	0xdeadbeef
 #define u64_to_user_ptr(x)	((void __user *)(uintptr_t)(x))
 #define PTR_IF(cond, ptr)	((cond) ? (ptr) : NULL)
+#if KSIM_HAVE_LINUX_ARGS_H
+#include <linux/args.h>
+#else	/* the tree's kernel.h had these (6.1), ours replaces it */
 #define COUNT_ARGS(X...) __COUNT_ARGS(, ##X, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define __COUNT_ARGS(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _n, X...) _n
+#endif
 
 #define cond_resched()		({ might_sleep(); 0; })
 #define cpu_relax()		__builtin_ia32_pause()

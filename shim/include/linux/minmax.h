@@ -3,11 +3,17 @@
 #define _LINUX_MINMAX_H
 #include <linux/compiler.h>
 
-/* Type-checked like the kernel's: mixing types is a compile-time warning. */
+/*
+ * Type-checked like the kernel's: mixing types is a compile-time warning
+ * (the kernel: a build error), except against a non-negative integer
+ * constant, which newer kernels' __types_ok() accepts (min(u32_var, 1)).
+ */
+#define __ksim_noneg_const(x)	(__builtin_choose_expr(__is_constexpr(x), (x), -1) >= 0)
 #define __ksim_cmp(op, x, y) ({						\
 	typeof(x) __x = (x);						\
 	typeof(y) __y = (y);						\
-	(void)(&__x == &__y);						\
+	(void)(&__x == (typeof(__builtin_choose_expr(			\
+		__ksim_noneg_const(x) || __ksim_noneg_const(y), &__x, &__y)))0); \
 	__x op __y ? __x : __y; })
 
 #define min(x, y)	__ksim_cmp(<, x, y)

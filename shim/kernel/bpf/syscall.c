@@ -160,7 +160,7 @@ int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr,
 	return -ENOTSUPP;
 }
 
-int map_check_no_btf(const struct bpf_map *map, const struct btf *btf,
+int map_check_no_btf(__ksim_check_btf_const struct bpf_map *map, const struct btf *btf,
 		     const struct btf_type *key_type, const struct btf_type *value_type)
 {
 	return -ENOTSUPP;
