@@ -196,6 +196,15 @@ static bool page_eq(const struct mpage *a, const struct mpage *b)
 	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file);
 }
 
+/* Names a lone VM_ACCOUNT difference, so that triage can match it. */
+static const char *page_diff(const struct mpage *k, const struct mpage *m)
+{
+	if ((k->flags ^ m->flags) != KSIM_VM_ACCOUNT || k->pgoff != m->pgoff || k->file != m->file)
+		return "";
+	return (m->flags & KSIM_VM_ACCOUNT) ? " (only VM_ACCOUNT differs: the kernel's VMA lost it)" :
+					      " (only VM_ACCOUNT differs: the kernel's VMA gained it)";
+}
+
 static void compare(int slot, const char *what)
 {
 	struct proc *p = &procs[slot];
@@ -204,9 +213,10 @@ static void compare(int slot, const char *what)
 	for (long i = 0; i < NPAGES; i++)
 		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &p->pg[i]),
 				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p, "
-				"model flags %#lx pgoff %#lx file %p", what, slot, page_addr(i),
+				"model flags %#lx pgoff %#lx file %p%s", what, slot, page_addr(i),
 				kpages[i].flags, kpages[i].pgoff, kpages[i].file,
-				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file);
+				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file,
+				page_diff(&kpages[i], &p->pg[i]));
 }
 
 static void check_all(const char *what)
@@ -445,8 +455,12 @@ static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 	KSIM_FUZZ_CHECK(fault_error(r), "mprotect [%#lx, %#lx) = %d, model %ld", addr, end, r, expect);
 	/* Failed part-way: [addr, b) changed as the model says, [b, end) as before. */
 	read_kernel(p, kpages);
-	for (a = addr; a < stop && page_eq(&kpages[page_index(a)], &p->pg[page_index(a)]); a += PG)
-		;
+	for (a = addr; a < stop; a += PG) {
+		long i = page_index(a);	/* >= 0: [addr, end) lies in a window */
+
+		if (i < 0 || !page_eq(&kpages[i], &p->pg[i]))
+			break;
+	}
 	for (; a < end; a += PG)
 		KSIM_FUZZ_CHECK(page_eq(&kpages[page_index(a)], &before[page_index(a)]),
 				"failed mprotect [%#lx, %#lx): page %#lx neither new (before it) nor old",
