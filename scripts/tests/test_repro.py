@@ -110,8 +110,13 @@ def make_series(ksrc, kind):
     return s
 
 
+TREE = None     # the KSRC the series are written against (main)
+
+
 def repro(args, timeout=900):
     t0 = time.monotonic()
+    if "--ksrc" not in args:    # the series' own tree, not the default kernel
+        args = args + ["--ksrc", TREE]
     r = subprocess.run([sys.executable, KSIM, "repro", "--suite", "maple-regression",
                         "--cmake-arg=-DCMAKE_BUILD_TYPE=Debug", "--seed", "7"] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
@@ -260,7 +265,8 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    ksrc = os.path.abspath(sys.argv[1])
+    global TREE
+    ksrc = TREE = os.path.abspath(sys.argv[1])
     if len(sys.argv) == 4 and sys.argv[2] == "--write":
         os.makedirs(sys.argv[3], exist_ok=True)
         for kind in ("buggy", "clean", "noapply"):
