@@ -5,6 +5,7 @@
 #   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
 #   make bench                all benchmarks (bench-maple-suite, bench-xarray-suite, bench-bpf)
 #   make fuzz-<target>        an AFL++ campaign
+#   make corpus [TARGETS=mm] [DURATION=s]  refresh fuzz/corpus/ from campaigns on every tree
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 (6.1, 6.12, 7.2, 7.3; default: the newest)
 #   make matrix [MATRIX="7.3 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
@@ -22,7 +23,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAU
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
 
-.PHONY: all bootstrap configure build test stress bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
+.PHONY: all bootstrap configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
 all: build
 
@@ -99,6 +100,12 @@ coverage:
 coverage-compare:
 	@$(MAKE) --no-print-directory PRESET=coverage configure
 	@scripts/ksim coverage --build build/coverage$(KTAG) -j $(JOBS) --compare --reuse
+
+# The committed corpora: campaigns on every supported tree, pooled,
+# afl-cmin'd, kept where they replay cleanly on all (scripts/ksimlib/fuzz.py).
+corpus: bootstrap
+	@for v in $(SUPPORTED); do $(MAKE) --no-print-directory KVER=$$v build || exit 1; done
+	@scripts/ksim corpus $(TARGETS) --duration $(DURATION) --jobs $(JOBS)
 
 fuzz-%: bootstrap
 	@scripts/ksim fuzz $* --duration $(DURATION) --jobs $(JOBS) --build build/afl$(KTAG) $(if $(KSRC),--ksrc $(abspath $(KSRC)))
