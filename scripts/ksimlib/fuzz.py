@@ -260,6 +260,16 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
     return len(groups), unknown, deterministic
 
 
+def afl_command(ind, afl_out, dic, duration, name, binary, main=True, asan=False, extra=()):
+    """One afl-fuzz instance: -M (main) or -S NAME, DURATION seconds.
+    "-t N+": a seed slower than the limit (a loaded machine) is skipped
+    instead of aborting the dry run."""
+    cmd = ["afl-fuzz", "-i", ind, "-o", afl_out, "-x", dic, "-V", str(int(duration)),
+           "-M" if main else "-S", name] + list(extra)
+    cmd += ["-m", "none", "-t", "5000+"] if asan else ["-t", "2000+"]
+    return cmd + ["--", binary]
+
+
 def run(args):
     target = args.target
     if not shutil.which("afl-fuzz") or not shutil.which("afl-clang-fast"):
@@ -296,28 +306,19 @@ def run(args):
     bindable = free_cores()
     for i in range(n):
         name = "main" if i == 0 else f"sec{i}"
-        cmd = ["afl-fuzz", "-i", ind, "-o", afl_out, "-x", dic, "-V", str(duration)]
         e = dict(env)
         if i >= bindable:
             e["AFL_NO_AFFINITY"] = "1"
-        binary = fuzz_bin
-        if args.smoke:
-            cmd += ["-M", name]
-        else:
-            cmd += ["-M", name] if i == 0 else ["-S", name]
+        binary, extra = fuzz_bin, []
+        if not args.smoke:
             # One CMPLOG instance (the main one when alone), one on ASan.
             if i == min(1, jobs - 1):
-                cmd += ["-c", cmplog_bin]
+                extra = ["-c", cmplog_bin]
             if i == 2:
                 binary = asan_bin
-        # "+": a seed slower than the limit (a loaded machine) is skipped
-        # instead of aborting the dry run.
-        if binary == asan_bin:
-            e["AFL_USE_ASAN"] = "1"
-            cmd += ["-m", "none", "-t", "5000+"]
-        else:
-            cmd += ["-t", "2000+"]
-        cmd += ["--", binary]
+                e["AFL_USE_ASAN"] = "1"
+        cmd = afl_command(ind, afl_out, dic, duration, name, binary, main=(i == 0),
+                          asan=(binary == asan_bin), extra=extra)
         logf = open(os.path.join(outdir, f"{name}.log"), "w")
         procs.append(subprocess.Popen(cmd, env=e, stdout=logf, stderr=subprocess.STDOUT))
         names.append(name)
@@ -393,29 +394,6 @@ def add_arguments(p):
 
 # ---- corpus refresh (`ksim corpus`, `make corpus`) ----
 
-def _kernel(kver):
-    """(path, version) of a supported tree, fetched if missing."""
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"),
-                          "--kver", kver, "--version"], stdout=subprocess.PIPE, text=True)
-    if out.returncode:
-        die(f"kernel {kver}: cannot resolve the tree (scripts/ksim-kernel --kver {kver})")
-    path, version = out.stdout.strip().split("\t")
-    return path, version
-
-
-def _supported():
-    out = subprocess.check_output([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"),
-                                   "--supported"], text=True)
-    return out.split()
-
-
-def _tree_builds(kver, default):
-    """The AFL++ build of a tree (`make fuzz-<t> KVER=..` uses the same) and
-    its ASan+UBSan test build (`make test KVER=..`)."""
-    tag = "" if kver == default else f"-{kver}"
-    return os.path.join(ROOT, "build", "afl" + tag), os.path.join(ROOT, "build", "default" + tag)
-
-
 def corpus(args):
     """Refresh fuzz/corpus/TARGET from real campaigns on every supported tree.
 
@@ -431,33 +409,37 @@ def corpus(args):
     """
     if not shutil.which("afl-fuzz") or not shutil.which("afl-cmin"):
         die("AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')")
-    default = subprocess.check_output([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"),
-                                       "--default"], text=True).strip()
-    kvers = args.kver.split() if args.kver else _supported()
+    from ksimlib.matrix import SUPPORTED
+    from ksimlib.repro import resolve_ksrc, ReproError
+    from ksimlib.report import build_dir
+    kvers = args.kver.split() if args.kver else SUPPORTED
     for k in kvers:
-        if k not in _supported():
-            die(f"unsupported kernel {k} (supported: {', '.join(_supported())})")
+        if k not in SUPPORTED:
+            die(f"unsupported kernel {k} (supported: {', '.join(SUPPORTED)})")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     top = os.path.join(ROOT, "ksim-out", "corpus", stamp)
     os.makedirs(top, exist_ok=True)
     trees = {}
     for k in kvers:
-        ksrc, version = _kernel(k)
-        afl_dir, test_dir = _tree_builds(k, default)
-        targets = configure(afl_dir, ksrc)
-        trees[k] = dict(ksrc=ksrc, version=version, afl=afl_dir, test=test_dir, targets=targets)
+        try:
+            ksrc, version = resolve_ksrc(None, k)
+        except ReproError as e:
+            die(f"kernel {k}: {e}")
+        # The AFL++ tree `make fuzz-<t> KVER=k` builds, and `make test KVER=k`'s.
+        afl_dir, test_dir = build_dir(k, "afl"), build_dir(k, "default")
+        trees[k] = dict(ksrc=ksrc, version=version, afl=afl_dir, test=test_dir,
+                        targets=configure(afl_dir, ksrc))
     names = args.targets or sorted(trees[kvers[0]]["targets"])
     for t in names:
         if t not in trees[kvers[0]]["targets"]:
             die(f"unknown fuzz target '{t}' (known: {', '.join(sorted(trees[kvers[0]]['targets']))})")
-    rc = 0
     for t in names:
-        rc |= _refresh_one(t, kvers, trees, top, args)
+        _refresh_one(t, kvers, trees, top, args.duration, args.jobs)
     log(f"corpus refresh done; campaigns, pools and triage are in {top}")
-    return rc
+    return 0
 
 
-def _refresh_one(t, kvers, trees, top, args):
+def _refresh_one(t, kvers, trees, top, duration, jobs):
     env = dict(os.environ, **AFL_ENV)
     pool = os.path.join(top, t, "pool")
     os.makedirs(pool, exist_ok=True)
@@ -465,7 +447,7 @@ def _refresh_one(t, kvers, trees, top, args):
     bins = {}
     for k in kvers:
         tr = trees[k]
-        fuzz_bin, afl_replay = build(tr["afl"], tr["ksrc"], t, jobs=args.jobs)
+        fuzz_bin, afl_replay = build(tr["afl"], tr["ksrc"], t, jobs=jobs)
         asan_replay = os.path.join(tr["test"], "fuzz", f"fuzz_{t}_replay")
         if not os.path.exists(asan_replay):
             log(f"{t} on {k}: no ASan replay binary in {tr['test']} (make build KVER={k}); "
@@ -474,9 +456,8 @@ def _refresh_one(t, kvers, trees, top, args):
         bins[k] = (fuzz_bin, asan_replay)
         outdir = os.path.join(top, t, k)
         ind, dic = seeds(t, outdir)
-        log(f"{t} on {tr['version']}: {args.duration:.0f} s campaign")
-        cmd = ["afl-fuzz", "-i", ind, "-o", os.path.join(outdir, "afl"), "-x", dic,
-               "-V", str(int(args.duration)), "-M", "main", "-t", "2000+", "--", fuzz_bin]
+        log(f"{t} on {tr['version']}: {duration:.0f} s campaign")
+        cmd = afl_command(ind, os.path.join(outdir, "afl"), dic, duration, "main", fuzz_bin)
         with open(os.path.join(outdir, "main.log"), "w") as logf:
             subprocess.run(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT)
         st = read_stats(os.path.join(outdir, "afl", "main", "fuzzer_stats"))
@@ -531,13 +512,11 @@ def _refresh_one(t, kvers, trees, top, args):
     added = len(keep) - (len(committed) - len(lost))
     log(f"{t}: fuzz/corpus/{t} now {len(keep)} inputs ({added} from the campaigns"
         f"{', ' + str(len(lost)) + ' committed ones dropped: ' + ' '.join(lost) if lost else ''})")
-    return 0
 
 
 def add_corpus_arguments(p):
     p.add_argument("targets", nargs="*", help="fuzz targets (default: all)")
-    p.add_argument("--kver", default=os.environ.get("MATRIX"),
-                   help="space-separated trees (default: every supported one)")
+    p.add_argument("--kver", help="space-separated trees (default: every supported one)")
     p.add_argument("--duration", type=float, default=float(os.environ.get("DURATION", 300)),
                    help="seconds of fuzzing per target and tree (default 300)")
     p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count() or 1)),
