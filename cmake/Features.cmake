@@ -188,6 +188,9 @@ ksim_feature(KSIM_HAVE_MLOCK_PAGES_VMA_FLAGS FILE mm/mlock.c
 ksim_feature(KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR FILE mm/mlock.c
   REGEX "^[ \t]+const vma_flags_t \\*flags\\)"
   WHY "apply_vma_lock_flags(start, len, const vma_flags_t *flags)")
+ksim_feature(KSIM_HAVE_MADVISE_BEHAVIOR FILE mm/madvise.c
+  REGEX "^static int madvise_update_vma\\(vm_flags_t new_flags,$"
+  WHY "madvise_update_vma(new_flags, struct madvise_behavior *): the VMA, range and name travel in one struct")
 ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_next_vma\\(struct mm_struct \\*mm,"
   WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")

@@ -850,6 +850,14 @@ void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 	ksim_vma_assert_write_locked(vma, func, file, line);
 }
 
+/* include/linux/mmap_lock.h (7.x, lockdep on): our mmap lock, read or write, or else a VMA lock */
+void ksim_vma_assert_stabilised(struct vm_area_struct *vma, KSIM_SITE_ARGS)
+{
+	if (lockdep_is_held(&vma->vm_mm->mmap_lock))
+		return;
+	ksim_vma_assert_locked(vma, func, file, line);
+}
+
 void ksim_vma_lock_reset(struct vm_area_struct *vma)
 {
 	vma->vm_lock_seq = UINT_MAX;

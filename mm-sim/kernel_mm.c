@@ -65,7 +65,180 @@ static void vm_area_free_rcu_cb(struct rcu_head *head)
 }
 #endif
 
+/* mm/madvise.c's own struct, defined in the extract after the prototypes that name it */
+struct madvise_behavior;
 #include "mm_extract_gen.c"
+
+#if KSIM_MMSIM_ANON_NAME
+/*
+ * madvise(2) and PR_SET_VMA_ANON_NAME below the syscall, with the mmap write
+ * lock held (sim.c): the tree's madvise_update_vma() for each VMA of the
+ * range.  What decides the new flags is madvise_vma_behavior()'s switch,
+ * its VMA-flag cases only (the same in every tree with mm/vma.c); page-level
+ * advice, KSM, THP, guard regions and the 7.x per-VMA read-lock fast path
+ * are not simulated.  ENOMEM becomes EAGAIN there, as here.
+ */
+#define KSIM_MADV_SET_NAME	(-1)	/* __MADV_SET_ANON_VMA_NAME (7.x); 6.12 has no number for it */
+static int ksim_madvise_flags(struct vm_area_struct *vma, int behavior, vm_flags_t *flags)
+{
+	vm_flags_t new_flags = vma->vm_flags;
+
+	switch (behavior) {
+	case 0:		/* MADV_NORMAL */
+		new_flags = new_flags & ~VM_RAND_READ & ~VM_SEQ_READ;
+		break;
+	case 2:		/* MADV_SEQUENTIAL */
+		new_flags = (new_flags & ~VM_RAND_READ) | VM_SEQ_READ;
+		break;
+	case 1:		/* MADV_RANDOM */
+		new_flags = (new_flags & ~VM_SEQ_READ) | VM_RAND_READ;
+		break;
+	case 10:	/* MADV_DONTFORK */
+		new_flags |= VM_DONTCOPY;
+		break;
+	case 11:	/* MADV_DOFORK */
+		if (new_flags & VM_SPECIAL)
+			return -EINVAL;
+		new_flags &= ~VM_DONTCOPY;
+		break;
+	case 18:	/* MADV_WIPEONFORK: only supported on anonymous memory */
+		if (vma->vm_file || new_flags & VM_SHARED)
+			return -EINVAL;
+		new_flags |= VM_WIPEONFORK;
+		break;
+	case 19:	/* MADV_KEEPONFORK */
+		if (new_flags & VM_DROPPABLE)
+			return -EINVAL;
+		new_flags &= ~VM_WIPEONFORK;
+		break;
+	case 16:	/* MADV_DONTDUMP */
+		new_flags |= VM_DONTDUMP;
+		break;
+	case 17:	/* MADV_DODUMP */
+		if ((new_flags & VM_SPECIAL) || (new_flags & VM_DROPPABLE))
+			return -EINVAL;
+		new_flags &= ~VM_DONTDUMP;
+		break;
+	case KSIM_MADV_SET_NAME:	/* only anonymous mappings can be named */
+		if (vma->vm_file && !vma_is_anon_shmem(vma))
+			return -EBADF;
+		break;
+	default:
+		return -EINVAL;
+	}
+	*flags = new_flags;
+	return 0;
+}
+
+#if KSIM_HAVE_MADVISE_BEHAVIOR
+/* madvise_vma_behavior(), its update part */
+static int ksim_madvise_vma(struct madvise_behavior *madv_behavior)
+{
+	vm_flags_t new_flags;
+	int error = ksim_madvise_flags(madv_behavior->vma, madv_behavior->behavior, &new_flags);
+
+	if (!error)
+		error = madvise_update_vma(new_flags, madv_behavior);
+	return error == -ENOMEM ? -EAGAIN : error;
+}
+
+/* madvise_walk_vmas() under the mmap write lock (no per-VMA lock path, the lock never dropped) */
+static int ksim_madvise_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     int behavior, struct anon_vma_name *anon_name)
+{
+	struct madvise_behavior madv_behavior = {
+		.mm = mm,
+		.behavior = behavior,
+		.lock_mode = MADVISE_MMAP_WRITE_LOCK,
+		.anon_name = anon_name,
+		.range = { start, end },
+	};
+	struct madvise_behavior_range *range = &madv_behavior.range;
+	unsigned long last_end = range->end;
+	int unmapped_error = 0;
+	int error;
+	struct vm_area_struct *prev, *vma;
+
+	vma = find_vma_prev(mm, range->start, &prev);
+	if (vma && range->start > vma->vm_start)
+		prev = vma;
+	for (;;) {
+		if (!vma)
+			return -ENOMEM;
+		if (range->start < vma->vm_start) {
+			unmapped_error = -ENOMEM;
+			range->start = vma->vm_start;
+			if (range->start >= last_end)
+				break;
+		}
+		range->end = min(vma->vm_end, last_end);
+		madv_behavior.prev = prev;
+		madv_behavior.vma = vma;
+		error = ksim_madvise_vma(&madv_behavior);
+		if (error)
+			return error;
+		vma = madv_behavior.vma;
+		prev = vma;
+		if (range->end < vma->vm_end)
+			range->end = vma->vm_end;
+		if (range->end >= last_end)
+			break;
+		vma = find_vma(mm, vma->vm_end);
+		range->start = range->end;
+	}
+	return unmapped_error;
+}
+#else
+/* madvise_vma_behavior() for the flag cases: the VMA's own name kept (a reference held across) */
+static int ksim_madvise_visit(struct vm_area_struct *vma, struct vm_area_struct **prev,
+			      unsigned long start, unsigned long end, unsigned long behavior)
+{
+	struct anon_vma_name *anon_name;
+	vm_flags_t new_flags;
+	int error = ksim_madvise_flags(vma, (int)behavior, &new_flags);
+
+	if (error)
+		return error;
+	anon_name = anon_vma_name(vma);
+	anon_vma_name_get(anon_name);
+	error = madvise_update_vma(vma, prev, start, end, new_flags, anon_name);
+	anon_vma_name_put(anon_name);
+	return error == -ENOMEM ? -EAGAIN : error;
+}
+#endif
+
+/* [start, end) page-aligned and non-empty (sim.c checked) */
+int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior)
+{
+#if KSIM_HAVE_MADVISE_BEHAVIOR
+	return ksim_madvise_walk(mm, start, end, behavior, NULL);
+#else
+	return madvise_walk_vmas(mm, start, end, (unsigned long)behavior, ksim_madvise_visit);
+#endif
+}
+
+/* madvise_set_anon_name(): the tree's own where it takes no lock itself */
+int ksim_madvise_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len,
+			       struct anon_vma_name *anon_name)
+{
+#if KSIM_HAVE_MADVISE_BEHAVIOR
+	unsigned long end;
+
+	/* 7.x's madvise_set_anon_name() takes the lock (madvise_lock()); its checks, then the walk */
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = (len + ~PAGE_MASK) & PAGE_MASK;
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	return ksim_madvise_walk(mm, start, end, __MADV_SET_ANON_VMA_NAME, anon_name);
+#else
+	return madvise_set_anon_name(mm, start, len, anon_name);
+#endif
+}
+#endif /* KSIM_MMSIM_ANON_NAME */
 
 #if KSIM_MMSIM_MREMAP
 /* mm/mremap.c and what it reaches (mm-sim/extract/mremap.txt) */
@@ -185,6 +358,7 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 	struct file *file = ksim_file_open("dev/zero (shared anonymous)");
 
 	file->ksim_opened = false;	/* only the mapping holds it */
+	file->ksim_anon_shmem = true;
 	if (vma->vm_file)
 		fput(vma->vm_file);
 	vma->vm_file = file;

@@ -249,6 +249,71 @@ int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, uns
 #endif
 }
 
+#if KSIM_MMSIM_ANON_NAME
+int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior);
+int ksim_madvise_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len,
+			       struct anon_vma_name *anon_name);
+#endif
+
+/*
+ * madvise(2) for the advice that changes VMA flags: do_madvise()'s range
+ * checks, the mmap write lock (madvise_lock()), then the walk of
+ * kernel_mm.c.  Left out: the other advice (not VMA flags), process_madvise.
+ */
+int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior)
+{
+#if KSIM_MMSIM_ANON_NAME
+	unsigned long end;
+	int err;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	err = ksim_madvise_vmas(mm, start, end, behavior);
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return err;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME): set_anon_vma_name() (the name
+ * allocated with the caller's reference, dropped after the walk; a NULL
+ * @name clears), the mmap write lock (prctl_set_vma() on 6.12, madvise_lock()
+ * on 7.x), madvise_set_anon_name().  Left out: the name's character check.
+ */
+int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name)
+{
+#if KSIM_MMSIM_ANON_NAME
+	struct anon_vma_name *anon_name = NULL;
+	int err;
+
+	if (name) {
+		anon_name = anon_vma_name_alloc(name);
+		if (!anon_name)
+			return -ENOMEM;
+	}
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	err = ksim_madvise_set_anon_name(mm, start, len, anon_name);
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	anon_vma_name_put(anon_name);
+	return err;
+#else
+	return -ENOSYS;
+#endif
+}
+
 /* do_mprotect_pkey()'s loop over the VMAs in range, without pkeys/PROT_GROWS*. */
 int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  unsigned long access)
@@ -673,6 +738,16 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 		CHECK(vma->anon_vma || list_empty(&vma->anon_vma_chain),
 		      "mm %d: VMA [%#lx, %#lx): no anon_vma but a non-empty chain",
 		      mm->ksim_id, vma->vm_start, vma->vm_end);
+#ifdef CONFIG_ANON_VMA_NAME
+		/* only anonymous memory is named (madvise_vma_anon_name()), each name a live reference */
+		CHECK(!vma->anon_name || ((int)kref_read(&vma->anon_name->kref) > 0 &&
+					  vma->anon_name->name[0] &&
+					  (!vma->vm_file || vma_is_anon_shmem(vma))),
+		      "mm %d: VMA [%#lx, %#lx): anon_name %p with refcount %d on a %s VMA",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, vma->anon_name,
+		      vma->anon_name ? (int)kref_read(&vma->anon_name->kref) : 0,
+		      vma->vm_file ? "file" : "anonymous");
+#endif
 		if (vma->vm_file) {
 			struct vm_area_struct *it;
 			bool found = false;
@@ -723,6 +798,64 @@ static struct ksim_av_count *ksim_av_find(struct ksim_av_count *t, unsigned long
 			return &t[i];
 	return NULL;
 }
+
+#ifdef CONFIG_ANON_VMA_NAME
+/*
+ * Anonymous VMA names: one reference per VMA naming it
+ * (dup_anon_vma_name(), free_anon_vma_name()) and no other holder between
+ * calls.  Where VMAs are freed after a grace period (6.12's vm_area_free()
+ * under CONFIG_PER_VMA_LOCK: call_rcu()), a VMA already removed still holds
+ * its reference until then: a count that does not add up is taken again
+ * after rcu_barrier() before it is reported.
+ */
+static unsigned long ksim_anon_name_check(bool report)
+{
+	unsigned long bad = 0, n = 0, cap = 0, i;
+	struct ksim_av_count *t = NULL;
+	struct mm_struct *mm;
+
+	list_for_each_entry(mm, &ksim_mms, ksim_mms) {
+		struct vm_area_struct *vma;
+		VMA_ITERATOR(vmi, mm, 0);
+
+		if (mm->ksim_exited)
+			continue;
+		mmap_read_lock(mm);
+		for_each_vma(vmi, vma) {
+			struct ksim_av_count *c;
+
+			if (xa_is_zero(vma))
+				break;
+			if (!vma->anon_name)
+				continue;
+			c = ksim_av_find(t, n, (void *)vma->anon_name);
+			if (!c) {
+				if (n == cap)
+					t = realloc(t, (cap = cap ? 2 * cap : 64) * sizeof(*t));
+				c = &t[n++];
+				memset(c, 0, sizeof(*c));
+				c->av = (void *)vma->anon_name;
+			}
+			c->active++;
+		}
+		mmap_read_unlock(mm);
+	}
+	for (i = 0; i < n; i++) {
+		struct anon_vma_name *an = (void *)t[i].av;
+
+		if (kref_read(&an->kref) == t[i].active)
+			continue;
+		if (!report) {
+			bad++;
+			continue;
+		}
+		CHECK(false, "anon_vma_name %p \"%s\": refcount %u, VMAs naming it %lu",
+		      an, an->name, kref_read(&an->kref), t[i].active);
+	}
+	free(t);
+	return bad;
+}
+#endif
 
 unsigned long ksim_mm_check_global(void)
 {
@@ -822,6 +955,12 @@ unsigned long ksim_mm_check_global(void)
 	}
 	CHECK(atomic_long_read(&vm_committed_as) == (long)accounted,
 	      "committed %ld pages, VM_ACCOUNT VMAs hold %lu", atomic_long_read(&vm_committed_as), accounted);
+#ifdef CONFIG_ANON_VMA_NAME
+	if (ksim_anon_name_check(false)) {
+		rcu_barrier();
+		bad += ksim_anon_name_check(true);
+	}
+#endif
 	bad += ksim_hooks_check_global();
 	return bad;
 }

@@ -4,6 +4,7 @@
  * model-based checkers: the VMAs under mmap_read_lock, find_vma(), and a
  * lockless RCU walk of the VMA tree that never dereferences a VMA.
  */
+#include <stdio.h>
 #include <mm_sim/kernel.h>
 #include <mm_sim/query.h>
 #include <mm_sim/sim.h>
@@ -17,6 +18,11 @@ static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info 
 	out->file = vma->vm_file;
 	/* set under mmap_read_lock by a concurrent fault (__anon_vma_prepare): READ_ONCE */
 	out->anon_vma = READ_ONCE(vma->anon_vma) != NULL;
+	out->name[0] = 0;
+#ifdef CONFIG_ANON_VMA_NAME
+	if (vma->anon_name)
+		snprintf(out->name, sizeof(out->name), "%s", vma->anon_name->name);
+#endif
 }
 
 int ksim_mm_vmas(struct mm_struct *mm, struct ksim_vma_info *out, int max)

@@ -639,3 +639,131 @@ KSIM_TEST(mmap_sweep)
 	printf("# mmap over 3 VMAs: %lu allocations (incl. the ->mmap hook), each failed in turn: "
 	       "%lu mmaps failed, %lu succeeded\n", n - 1, failed, ok);
 }
+
+/* The name of the VMA at @addr ("" if none, "-" if unmapped). */
+static const char *name_at(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *vi)
+{
+	if (!ksim_mm_find_vma(mm, addr, vi) || vi->start > addr)
+		return "-";
+	return vi->name;
+}
+
+/*
+ * Anonymous VMA names (PR_SET_VMA_ANON_NAME) and madvise's flag advice: the
+ * kernel's contract for each, then names through fork, mremap and exit.
+ * Every check() counts each name's references against the VMAs naming it.
+ */
+KSIM_TEST(anon_names)
+{
+	struct mm_struct *mm, *c;
+	struct ksim_mm_info in;
+	struct ksim_vma_info vi;
+	struct file *f;
+	const unsigned long A = 0x10000000, F = 0x20000000, S = 0x30000000;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("data.bin");
+	mm = ksim_mm_new();
+	KSIM_EXPECT(!ksim_mmap(mm, A, 16 * PG, ANON_RW, NULL, 0));
+	KSIM_EXPECT(!ksim_touch(mm, A + 3 * PG, true));
+	KSIM_EXPECT(!ksim_mmap(mm, F, 8 * PG, ANON_RW, f, 0));
+	KSIM_EXPECT(!ksim_mmap(mm, S, 8 * PG, SHARED_RW, NULL, 0));
+	/* name the middle: three VMAs, the middle named */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, A + 4 * PG, 4 * PG, "heap"), 0);
+	check(mm, "name the middle");
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 5 * PG, &vi), "heap") && vi.start == A + 4 * PG &&
+		    vi.end == A + 8 * PG, "named [%#lx, %#lx) \"%s\"", vi.start, vi.end, vi.name);
+	KSIM_EXPECT(!strcmp(name_at(mm, A, &vi), ""));
+	/* the same name on the next range: a new object, equal by string, merges */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, A + 8 * PG, 4 * PG, "heap"), 0);
+	check(mm, "name the next range the same");
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 9 * PG, &vi), "heap") && vi.start == A + 4 * PG &&
+		    vi.end == A + 12 * PG, "merged [%#lx, %#lx)", vi.start, vi.end);
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.map_count, 5);
+	/* a file mapping cannot be named: -EBADF, nothing changed */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, F, 8 * PG, "file"), -EBADF);
+	KSIM_EXPECT(!strcmp(name_at(mm, F, &vi), ""));
+	/* shared anonymous memory can */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG, "shm"), 0);
+	KSIM_EXPECT(!strcmp(name_at(mm, S, &vi), "shm"));
+	/* a range with a hole: the mapped part is named, then -ENOMEM */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, A + 14 * PG, 4 * PG, "tail"), -ENOMEM);
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 15 * PG, &vi), "tail"));
+	check(mm, "names");
+	/* madvise: WIPEONFORK is for private anonymous memory only */
+	KSIM_EXPECT_EQ(ksim_madvise(mm, S, 8 * PG, KSIM_MADV_WIPEONFORK), -EINVAL);
+	KSIM_EXPECT_EQ(ksim_madvise(mm, F, 8 * PG, KSIM_MADV_WIPEONFORK), -EINVAL);
+	/* DONTFORK inside the named range keeps the name on both sides of the splits */
+	KSIM_EXPECT_EQ(ksim_madvise(mm, A + 6 * PG, 2 * PG, KSIM_MADV_DONTFORK), 0);
+	check(mm, "madvise DONTFORK in a named range");
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 6 * PG, &vi), "heap") && (vi.flags & KSIM_VM_DONTCOPY));
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 4 * PG, &vi), "heap") && !(vi.flags & KSIM_VM_DONTCOPY));
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 8 * PG, &vi), "heap") && !(vi.flags & KSIM_VM_DONTCOPY));
+	KSIM_EXPECT_EQ(ksim_madvise(mm, A + 14 * PG, 4 * PG, KSIM_MADV_DONTDUMP), -ENOMEM);
+	/* fork: the child's VMAs share the parent's name objects (one reference each) */
+	KSIM_ASSERT(!ksim_fork(mm, &c));
+	check(c, "fork");
+	KSIM_EXPECT(!strcmp(name_at(c, A + 5 * PG, &vi), "heap"));
+	KSIM_EXPECT(!strcmp(name_at(c, A + 6 * PG, &vi), "-"), "DONTCOPY range in the child: [%#lx, %#lx) \"%s\" flags %#lx",
+		    vi.start, vi.end, vi.name, vi.flags);
+	KSIM_EXPECT(!strcmp(name_at(c, S, &vi), "shm"));
+	/* rename in the child: the parent keeps its name */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(c, A + 4 * PG, 2 * PG, "child"), 0);
+	check(c, "rename in the child");
+	KSIM_EXPECT(!strcmp(name_at(mm, A + 4 * PG, &vi), "heap"));
+	KSIM_EXPECT(!strcmp(name_at(c, A + 4 * PG, &vi), "child"));
+	/* mremap moves a named VMA with its name */
+	KSIM_EXPECT_EQ(ksim_mremap(c, A + 8 * PG, 4 * PG, 4 * PG, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
+				   0x40000000), 0x40000000);
+	check(c, "mremap a named VMA");
+	KSIM_EXPECT(!strcmp(name_at(c, 0x40000000, &vi), "heap"), "moved: \"%s\"", vi.name);
+	/* clear the names in the parent: unnamed neighbours merge back */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, A, 16 * PG, NULL), 0);
+	check(mm, "clear the names");
+	ksim_mm_exit(mm);
+	check(c, "the parent exited");
+	KSIM_EXPECT(!strcmp(name_at(c, A + 5 * PG, &vi), "child"));
+	ksim_mm_exit(c);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/* A fork sweep of an mm whose VMAs are named, some sharing one name object (a split). */
+KSIM_TEST(fork_sweep_anon_names)
+{
+	struct file *f;
+	struct mm_struct *p;
+	unsigned long a;
+	int i;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("libc.so");
+	p = build_small(f, 0);
+	for (i = 0, a = 0x100000000UL; i < 12; i++, a += 0x200000) {
+		static const char *names[] = { "a", "b", "[anon:c]" };
+
+		KSIM_EXPECT(!ksim_mmap(p, a, 8 * PG, i % 4 == 3 ? SHARED_RW : ANON_RW, NULL, 0));
+		KSIM_EXPECT(!ksim_touch(p, a + PG, true));
+		KSIM_EXPECT(!ksim_set_anon_name(p, a, 8 * PG, names[i % 3]));
+		if (i % 2)	/* split the named VMA: two VMAs, one name object */
+			KSIM_EXPECT(!ksim_mprotect(p, a + 4 * PG, 4 * PG, KSIM_VM_READ));
+		if (i % 5 == 4)
+			KSIM_EXPECT(!ksim_madvise(p, a, 2 * PG, KSIM_MADV_WIPEONFORK));
+	}
+	check(p, "build");
+	fork_sweep("anon names", p, 1);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation-failure sweeps of mprotect, mlock, munmap and brk (mm/vma.c and the
+ * Allocation-failure sweeps of mprotect, mlock, madvise, anonymous VMA naming,
+ * munmap and brk (mm/vma.c and the
  * paths above it, unmodified), each started from a state built to drive
  * one merge or split case of mm/vma.c: merge with prev, next or both; a
  * partial range that splits one or both ends; anon_vma on neither side, on
@@ -32,6 +33,13 @@
  *    before the failing VMA have the new VM_LOCKED/VM_LOCKONFAULT, the rest
  *    the old, a prefix again; and mm->locked_vm equals the pages of the
  *    VM_LOCKED VMAs (ksim_mm_check()) whatever failed.
+ *  - madvise's flag advice and PR_SET_VMA_ANON_NAME (madvise_walk_vmas() ->
+ *    madvise_update_vma() -> vma_modify_flags()/vma_modify_name() per VMA,
+ *    in address order): the changed pages a prefix of the range, as
+ *    mprotect; -EAGAIN for a failed allocation inside the walk (and -ENOMEM
+ *    when naming could not allocate the name: nothing changed).  Names are
+ *    refcounted objects: ksim_mm_check_global() counts each one's references
+ *    against the VMAs naming it, and the leak check finds a name never put.
  *  - brk (sys_brk(): do_brk_flags() to grow, do_vmi_align_munmap() to
  *    shrink; mm->brk is set only on success): every page as it was and
  *    the break unchanged.
@@ -57,13 +65,17 @@
 #define SH		(KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
 #define LK		KSIM_VM_LOCKED
 #define LKMASK		(KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT)
-#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK)
+#define DC		KSIM_VM_DONTCOPY
+#define WO		KSIM_VM_WIPEONFORK
+#define DD		KSIM_VM_DONTDUMP
+#define MADVMASK	(KSIM_VM_DONTCOPY | KSIM_VM_WIPEONFORK | KSIM_VM_DONTDUMP | KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ)
+#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK | MADVMASK)
 /* the window: pages [0, WIN) from BASE; shapes live in [8, 56) */
 #define BASE		0x50000000UL
 #define WIN		64
 #define PA(p)		(BASE + (unsigned long)(p) * PG)
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME };
 
 struct seg {
 	int start, npages;
@@ -71,6 +83,7 @@ struct seg {
 	int file;		/* 0 anonymous, 1 the shape's file */
 	unsigned long pgoff;
 	int touch;		/* touch every n-th page (anon_vma, pages) */
+	const char *name;	/* then named (PR_SET_VMA_ANON_NAME) */
 };
 
 struct shape {
@@ -82,10 +95,11 @@ struct shape {
 	unsigned long pre_access;
 	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break */
 	long access;		/* MPROTECT: the new protection; MLOCK: the new lock flags;
-				 * BRK: the old break (< 0: touched) */
+				 * MADVISE: the advice; BRK: the old break (< 0: touched) */
 	int vmas;		/* VMAs after the unfailed call: the merge/split case */
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
 	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
+	const char *newname;	/* NAME: the new name (NULL: clear it) */
 };
 
 static const struct shape shapes[] = {
@@ -145,6 +159,45 @@ static const struct shape shapes[] = {
 	  { { 8, 16, A_RW | SH, 1, 0, 3 }, { 24, 16, A_RW | SH | LK, 1, 16 }, { 40, 16, A_RW | SH, 1, 32 } },
 	  0, 0, 0, 24, 16, 0, 1 },
 
+	/* madvise's VMA-flag advice (segments mapped with the flag stand for an earlier madvise) */
+	{ "madvise DONTFORK middle, split both ends, anon_vma", MADVISE,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 8, KSIM_MADV_DONTFORK, 3 },
+	{ "madvise DONTFORK merge both, anon_vma on prev", MADVISE,
+	  { { 8, 16, A_RW | DC, 0, 0, 3 }, { 24, 16, A_RW }, { 40, 16, A_RW | DC } }, 0, 0, 0, 24, 16,
+	  KSIM_MADV_DONTFORK, 1 },
+	{ "madvise WIPEONFORK over three VMAs, partial first and last", MADVISE,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO, 0, 0, 5 }, { 40, 16, A_RW | KSIM_VM_EXEC } },
+	  0, 0, 0, 16, 32, KSIM_MADV_WIPEONFORK, 5 },
+	{ "madvise DODUMP start of the target, merge prev (target shrinks)", MADVISE,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RW | DD } }, 0, 0, 0, 24, 8, KSIM_MADV_DODUMP, 2 },
+	{ "madvise KEEPONFORK end of the target, merge next (next grows down)", MADVISE,
+	  { { 24, 16, A_RW | WO, 0, 0, 5 }, { 40, 16, A_RW } }, 0, 0, 0, 32, 8, KSIM_MADV_KEEPONFORK, 2, 3 },
+	{ "madvise SEQUENTIAL private file, middle split", MADVISE,
+	  { { 16, 32, A_RO, 1, 4, 3 } }, 0, 0, 0, 24, 8, KSIM_MADV_SEQUENTIAL, 3 },
+
+	/* anonymous VMA names: the name is a merge criterion and a reference per VMA */
+	{ "name the middle, split both ends, anon_vma", NAME,
+	  { { 16, 32, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 3, 0, false, "b" },
+	{ "name merge both, named neighbours", NAME,
+	  { { 8, 16, A_RW, 0, 0, 0, "a" }, { 24, 16, A_RW, 0, 0, 0, "b" }, { 40, 16, A_RW, 0, 0, 0, "a" } },
+	  0, 0, 0, 24, 16, 0, 1, 0, false, "a" },
+	{ "name merge both, anon_vma on prev", NAME,
+	  { { 8, 16, A_RW, 0, 0, 3, "a" }, { 24, 16, A_RW, 0, 0, 0, "b" }, { 40, 16, A_RW, 0, 0, 0, "a" } },
+	  0, 0, 0, 24, 16, 0, 1, 0, false, "a" },
+	{ "name prev and next with different anon_vmas: merge prev only", NAME,
+	  { { 8, 16, A_RW, 0, 0, 3, "a" }, { 24, 16, A_RW, 0, 0, 0, "b" }, { 40, 16, A_RW, 0, 0, 3, "a" } },
+	  0, 0, 0, 24, 16, 0, 2, 0, false, "a" },
+	/* the middle was split off the faulted first segment (its anon_vma), next is unfaulted */
+	{ "unname the middle, merge both unnamed neighbours", NAME,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RW, 0, 0, 0, "b" }, { 40, 16, A_RW } },
+	  0, 0, 0, 24, 16, 0, 1, 2, false, NULL },
+	/* the second segment's first fault reused the first's anon_vma (same flags): all merge but the ends */
+	{ "rename over three VMAs, partial first and last", NAME,
+	  { { 8, 16, A_RW, 0, 0, 3, "a" }, { 24, 16, A_RW, 0, 0, 5, "b" }, { 40, 16, A_RW, 0, 0, 0, "c" } },
+	  0, 0, 0, 16, 32, 0, 3, 0, false, "d" },
+	{ "name shared anonymous memory, middle split", NAME,
+	  { { 16, 32, A_RW | SH, 0, 0, 3 } }, 0, 0, 0, 24, 8, 0, 3, 0, false, "shm" },
+
 	/* munmap */
 	{ "munmap a whole VMA between two", MUNMAP,
 	  { { 8, 16, A_RW, 0, 0, 3 }, { 24, 16, A_RO, 0, 0, 3 }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, 0, 2 },
@@ -179,6 +232,7 @@ struct page_state {
 	bool mapped;
 	unsigned long flags, pgoff, pfn;
 	const void *file;
+	char name[80];
 };
 
 static void page_states(struct mm_struct *mm, struct page_state *ps)
@@ -193,6 +247,7 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].flags = vi.flags & CMP;
 			ps[p].pgoff = vi.pgoff + (a - vi.start) / PG;
 			ps[p].file = vi.file;
+			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
 		}
 		ps[p].pfn = ksim_mm_pfn(mm, a);
 	}
@@ -201,7 +256,7 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 static bool same_page(const struct page_state *a, const struct page_state *b)
 {
 	return a->mapped == b->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
-	       a->file == b->file && a->pfn == b->pfn;
+	       a->file == b->file && a->pfn == b->pfn && !strcmp(a->name, b->name);
 }
 
 /* The VMA count the case gives on this tree (cmake/Features.cmake decides, not a version). */
@@ -226,6 +281,9 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 				       g->pgoff), "%s: segment %d", s->name, k);
 		for (int p = 0; g->touch && p < g->npages; p += g->touch)
 			KSIM_EXPECT(!ksim_touch(mm, PA(g->start + p), (g->flags & KSIM_VM_WRITE) != 0));
+		if (g->name)
+			KSIM_EXPECT(!ksim_set_anon_name(mm, PA(g->start), g->npages * PG, g->name),
+				    "%s: naming segment %d", s->name, k);
 	}
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
@@ -255,6 +313,10 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_munmap(mm, PA(s->start), s->npages * PG);
 	case MLOCK:
 		return ksim_mlock(mm, PA(s->start), s->npages * PG, s->access);
+	case MADVISE:
+		return ksim_madvise(mm, PA(s->start), s->npages * PG, (int)s->access);
+	case NAME:
+		return ksim_set_anon_name(mm, PA(s->start), s->npages * PG, s->newname);
 	case BRK:
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
 	}
@@ -267,6 +329,22 @@ static unsigned long map_count(struct mm_struct *mm)
 
 	ksim_mm_info(mm, &in);
 	return in.map_count;
+}
+
+/* madvise_vma_behavior()'s new flags for the advice the shapes use */
+static unsigned long madv_flags(int advice, unsigned long f)
+{
+	switch (advice) {
+	case KSIM_MADV_DONTFORK:	return f | DC;
+	case KSIM_MADV_DOFORK:		return f & ~DC;
+	case KSIM_MADV_WIPEONFORK:	return f | WO;
+	case KSIM_MADV_KEEPONFORK:	return f & ~WO;
+	case KSIM_MADV_DONTDUMP:	return f | DD;
+	case KSIM_MADV_DODUMP:		return f & ~DD;
+	case KSIM_MADV_SEQUENTIAL:	return (f & ~KSIM_VM_RAND_READ) | KSIM_VM_SEQ_READ;
+	case KSIM_MADV_RANDOM:		return (f & ~KSIM_VM_SEQ_READ) | KSIM_VM_RAND_READ;
+	default:			return f & ~(KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ);
+	}
 }
 
 /* The page model after the call, against @before and the syscall's contract. */
@@ -286,7 +364,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		const struct page_state *b = &before[p], *a = &after[p];
 		bool in = p >= lo && p < hi;
 
-		if (!in || (r && s->op != MPROTECT && s->op != MLOCK)) {
+		if (!in || (r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME)) {
 			KSIM_EXPECT(same_page(a, b), "%s, allocation %lu failed (%ld): page %d changed: "
 				    "mapped %d flags %#lx pgoff %#lx pfn %#lx, was %d %#lx %#lx %#lx", s->name,
 				    n, r, p, a->mapped, a->flags, a->pgoff, a->pfn, b->mapped, b->flags, b->pgoff,
@@ -306,6 +384,25 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx (was %#lx, new %#lx)",
 				    s->name, n, r, p, a->flags, b->flags, nf);
 			/* the loop goes in address order: changed pages are a prefix */
+			if (!is_new || is_old)
+				old_seen |= !is_new;
+			else
+				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
+					    "unchanged one", s->name, n, p);
+			break;
+		}
+		case MADVISE:
+		case NAME: {
+			unsigned long nf = s->op == MADVISE ? madv_flags((int)s->access, b->flags) : b->flags;
+			const char *nn = s->op == NAME ? (s->newname ? s->newname : "") : b->name;
+			bool is_new = a->flags == nf && !strcmp(a->name, nn);
+			bool is_old = a->flags == b->flags && !strcmp(a->name, b->name);
+
+			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
+				    a->pfn == b->pfn && (is_new || (r && is_old)),
+				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
+				    "(was %#lx \"%s\", new %#lx \"%s\")", s->name, n, r, p, a->flags, a->name,
+				    b->flags, b->name, nf, nn);
 			if (!is_new || is_old)
 				old_seen |= !is_new;
 			else
@@ -369,8 +466,17 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 			KSIM_EXPECT(!r, "%s: unfailed call = %ld", s->name, r);
 		}
 		if (r) {
+			bool nothing = true;
+
 			failed++;
-			KSIM_EXPECT(r == -ENOMEM, "%s: failing allocation %lu: %ld", s->name, n, r);
+			for (int p = 0; p < WIN; p++)
+				nothing &= same_page(&before[p], &after[p]);
+			/* madvise: -EAGAIN from the walk; naming: -ENOMEM before it (the name), nothing done */
+			if (s->op == MADVISE || s->op == NAME)
+				KSIM_EXPECT(r == -EAGAIN || (s->op == NAME && r == -ENOMEM && nothing),
+					    "%s: failing allocation %lu: %ld", s->name, n, r);
+			else
+				KSIM_EXPECT(r == -ENOMEM, "%s: failing allocation %lu: %ld", s->name, n, r);
 		} else {
 			done += n > 0;
 			KSIM_EXPECT(map_count(mm) == case_vmas(s),
@@ -435,4 +541,14 @@ KSIM_TEST(brk_sweep)
 KSIM_TEST(mlock_sweep)
 {
 	sweep(MLOCK);
+}
+
+KSIM_TEST(madvise_sweep)
+{
+	sweep(MADVISE);
+}
+
+KSIM_TEST(anon_name_sweep)
+{
+	sweep(NAME);
 }

@@ -106,6 +106,7 @@ void ksim_hooks_init(void);
 void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+void ksim_vma_assert_stabilised(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_lock_reset(struct vm_area_struct *vma);
 void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS);
@@ -124,7 +125,7 @@ static inline void ksim_mm_lock_seq_begin(struct mm_struct *mm)
 #define vma_assert_write_locked(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
 #define vma_assert_locked(v)		ksim_vma_assert_locked(v, KSIM_SITE)
 #define vma_assert_can_modify(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
-#define vma_assert_stabilised(v)	ksim_vma_assert_locked(v, KSIM_SITE)
+#define vma_assert_stabilised(v)	ksim_vma_assert_stabilised(v, KSIM_SITE)
 #define mmap_write_unlock(mm)		ksim_mmap_write_unlock(mm, false, KSIM_SITE)
 #define mmap_write_downgrade(mm)	ksim_mmap_write_unlock(mm, true, KSIM_SITE)
 #define vma_end_write_all(mm)		do { } while (0)	/* in ksim_mmap_write_unlock() */

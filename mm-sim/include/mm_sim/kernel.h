@@ -41,6 +41,18 @@
 #ifndef CONFIG_DEBUG_VM
 #define CONFIG_DEBUG_VM 1
 #endif
+/*
+ * Anonymous VMA names (prctl(PR_SET_VMA_ANON_NAME), mm/madvise.c): on where
+ * mm/vma.c is, which merges by name and splits with a reference each; the
+ * names are the kernel's refcounted objects (include/linux/mm_inline.h,
+ * mm/madvise.c, extracted), so a reference taken twice or dropped too often
+ * is a leak report or a use-after-free, and ksim_mm_check_global() counts
+ * every name's references against the VMAs that hold it.
+ */
+#define KSIM_MMSIM_ANON_NAME	KSIM_HAVE_MM_VMA_C
+#if KSIM_MMSIM_ANON_NAME && !defined(CONFIG_ANON_VMA_NAME)
+#define CONFIG_ANON_VMA_NAME 1
+#endif
 
 #include <linux/kernel.h>
 #include <linux/types.h>
@@ -57,6 +69,7 @@
 #include <linux/xarray.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
+#include <linux/kref.h>
 #include <ksim/fault.h>
 #include <ksim/ksim.h>
 
@@ -257,6 +270,7 @@ struct file {
 	struct address_space ksim_mapping;	/* the inode's mapping */
 	const char *ksim_name;
 	bool ksim_opened;			/* the test's own reference */
+	bool ksim_anon_shmem;			/* shmem_zero_setup()'s: vma_is_anon_shmem() */
 	struct list_head ksim_files;		/* every live file, for checks */
 };
 
@@ -322,6 +336,9 @@ struct vm_area_struct {
 	struct file *vm_file;
 	void *vm_private_data;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
+#ifdef CONFIG_ANON_VMA_NAME
+	struct anon_vma_name *anon_name;	/* a reference, as in the kernel */
+#endif
 	struct rcu_head vm_rcu;
 	/*
 	 * Per-VMA lock, emulated (mm_sim/hooks.h): write-locked while
@@ -627,10 +644,12 @@ extern spinlock_t mmlist_lock;
 #define fixup_hugetlb_reservations(v)		do { } while (0)
 #define shmem_file(f)				false
 #define dup_mm_exe_file(mm, old)		do { } while (0)
+#ifndef CONFIG_ANON_VMA_NAME
 #define anon_vma_name(vma)			((struct anon_vma_name *)NULL)
 #define anon_vma_name_eq(a, b)			true
 #define dup_anon_vma_name(o, n)			do { } while (0)
 #define free_anon_vma_name(v)			do { } while (0)
+#endif
 #define vma_soft_dirty_enabled(v)		false
 #define is_vm_hugetlb_page(v)			false
 #define vma_is_dax(v)				false
@@ -925,7 +944,26 @@ extern const struct vm_operations_struct vma_dummy_vm_ops;
 #define dump_mm(m)			do { } while (0)
 void vma_iter_dump_tree(const struct vma_iterator *vmi);
 
-/* The kernel's inline helpers from include/linux/mm.h, verbatim. */
+#ifdef CONFIG_ANON_VMA_NAME
+/* include/linux/mm_types.h */
+struct anon_vma_name {
+	struct kref kref;
+	/* The name needs to be at the end because it is dynamically sized. */
+	char name[];
+};
+/* include/linux/mm.h; defined in mm/madvise.c (extracted) */
+struct anon_vma_name *anon_vma_name(struct vm_area_struct *vma);
+struct anon_vma_name *anon_vma_name_alloc(const char *name);
+void anon_vma_name_free(struct kref *kref);
+#endif
+
+/* mm/shmem.c: a MAP_SHARED|MAP_ANONYMOUS mapping (shmem_zero_setup()) */
+static inline bool vma_is_anon_shmem(struct vm_area_struct *vma)
+{
+	return vma->vm_file && vma->vm_file->ksim_anon_shmem;
+}
+
+/* The kernel's inline helpers from include/linux/mm.h and mm_inline.h, verbatim. */
 #include "mm_inline_gen.h"
 
 /* ---- simulated page-table primitives (implemented in pgtable.c) ---- */

@@ -16,6 +16,7 @@ struct ksim_vma_info {
 	unsigned long start, end, flags, pgoff;
 	const void *file;		/* vm_file (identity only), NULL if anonymous */
 	bool anon_vma;
+	char name[80];			/* its anonymous VMA name (ANON_VMA_NAME_MAX_LEN), "" if none */
 };
 
 /*

@@ -59,6 +59,28 @@ int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 /* mlock()/munlock(): @flags 0, KSIM_VM_LOCKED, or KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT */
 int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags);
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
+/*
+ * madvise(2)'s VMA-flag advice (uapi MADV_* values) and prctl(PR_SET_VMA,
+ * PR_SET_VMA_ANON_NAME) (@name NULL: clear), through mm/madvise.c's
+ * madvise_update_vma() and mm/vma.c's merge and split (trees with
+ * mm/vma.c; -ENOSYS elsewhere).  As the kernel: -ENOMEM for a gap in the
+ * range (after doing the rest), -EAGAIN when an allocation failed, -EBADF
+ * naming a file mapping, -EINVAL for WIPEONFORK on a non-private-anonymous one.
+ */
+#define KSIM_MADV_NORMAL	0
+#define KSIM_MADV_RANDOM	1
+#define KSIM_MADV_SEQUENTIAL	2
+#define KSIM_MADV_DONTFORK	10
+#define KSIM_MADV_DOFORK	11
+#define KSIM_MADV_DONTDUMP	16
+#define KSIM_MADV_DODUMP	17
+#define KSIM_MADV_WIPEONFORK	18
+#define KSIM_MADV_KEEPONFORK	19
+#define KSIM_VM_SEQ_READ	0x00008000UL
+#define KSIM_VM_RAND_READ	0x00010000UL
+#define KSIM_VM_DONTDUMP	0x04000000UL
+int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
+int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name);
 /* Where the heap starts (start_brk = brk = @start), as exec would set it. */
 void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start);
 /*

@@ -265,7 +265,7 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 #include <string.h>
 
 /*
- * The 7.x typed allocators (kmalloc_objs(), kzalloc_obj(); lpm_trie.c and
+ * The 7.x typed allocators (kmalloc_objs(), kzalloc_obj(), kmalloc_flex(); lpm_trie.c and
  * hashtab.c use them): allocations at the caller's site, as kmalloc_array()
  * and kzalloc(); the GFP argument is optional, GFP_KERNEL by default.
  */
@@ -276,5 +276,9 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 					     __ksim_objs_gfp(__VA_ARGS__)))
 #define kzalloc_obj(VAR_OR_TYPE, ...)					\
 	((typeof(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
+/* an object with a trailing flexible array of COUNT elements (mm/madvise.c) */
+#define kmalloc_flex(VAR_OR_TYPE, FAM, COUNT, ...)			\
+	((typeof(VAR_OR_TYPE) *)kmalloc(struct_size_t(typeof(VAR_OR_TYPE), FAM, (COUNT)), \
+					__ksim_objs_gfp(__VA_ARGS__)))
 
 #endif /* _LINUX_SLAB_H */
