@@ -799,6 +799,27 @@ static struct ksim_av_count *ksim_av_find(struct ksim_av_count *t, unsigned long
 	return NULL;
 }
 
+/* @fn on every VMA of every live mm, each mm under its mmap read lock */
+static void ksim_for_each_live_vma(void (*fn)(struct vm_area_struct *vma, void *arg), void *arg)
+{
+	struct mm_struct *mm;
+
+	list_for_each_entry(mm, &ksim_mms, ksim_mms) {
+		struct vm_area_struct *vma;
+		VMA_ITERATOR(vmi, mm, 0);
+
+		if (mm->ksim_exited)	/* only its mm_struct is left (a uffd context holds it) */
+			continue;
+		mmap_read_lock(mm);
+		for_each_vma(vmi, vma) {
+			if (xa_is_zero(vma))
+				break;
+			fn(vma, arg);
+		}
+		mmap_read_unlock(mm);
+	}
+}
+
 #ifdef CONFIG_ANON_VMA_NAME
 /*
  * Anonymous VMA names: one reference per VMA naming it
@@ -808,38 +829,38 @@ static struct ksim_av_count *ksim_av_find(struct ksim_av_count *t, unsigned long
  * its reference until then: a count that does not add up is taken again
  * after rcu_barrier() before it is reported.
  */
+struct ksim_name_count {
+	struct ksim_av_count *t;
+	unsigned long n, cap;
+};
+
+static void ksim_anon_name_count(struct vm_area_struct *vma, void *arg)
+{
+	struct ksim_name_count *nc = arg;
+	struct ksim_av_count *c;
+
+	if (!vma->anon_name)
+		return;
+	c = ksim_av_find(nc->t, nc->n, (void *)vma->anon_name);
+	if (!c) {
+		if (nc->n == nc->cap)
+			nc->t = realloc(nc->t, (nc->cap = nc->cap ? 2 * nc->cap : 64) * sizeof(*nc->t));
+		c = &nc->t[nc->n++];
+		memset(c, 0, sizeof(*c));
+		c->av = (void *)vma->anon_name;
+	}
+	c->active++;
+}
+
 static unsigned long ksim_anon_name_check(bool report)
 {
-	unsigned long bad = 0, n = 0, cap = 0, i;
-	struct ksim_av_count *t = NULL;
-	struct mm_struct *mm;
+	struct ksim_name_count nc = { NULL, 0, 0 };
+	struct ksim_av_count *t;
+	unsigned long bad = 0, n, i;
 
-	list_for_each_entry(mm, &ksim_mms, ksim_mms) {
-		struct vm_area_struct *vma;
-		VMA_ITERATOR(vmi, mm, 0);
-
-		if (mm->ksim_exited)
-			continue;
-		mmap_read_lock(mm);
-		for_each_vma(vmi, vma) {
-			struct ksim_av_count *c;
-
-			if (xa_is_zero(vma))
-				break;
-			if (!vma->anon_name)
-				continue;
-			c = ksim_av_find(t, n, (void *)vma->anon_name);
-			if (!c) {
-				if (n == cap)
-					t = realloc(t, (cap = cap ? 2 * cap : 64) * sizeof(*t));
-				c = &t[n++];
-				memset(c, 0, sizeof(*c));
-				c->av = (void *)vma->anon_name;
-			}
-			c->active++;
-		}
-		mmap_read_unlock(mm);
-	}
+	ksim_for_each_live_vma(ksim_anon_name_count, &nc);
+	t = nc.t;
+	n = nc.n;
 	for (i = 0; i < n; i++) {
 		struct anon_vma_name *an = (void *)t[i].av;
 
@@ -856,6 +877,21 @@ static unsigned long ksim_anon_name_check(bool report)
 	return bad;
 }
 #endif
+
+struct ksim_file_count {
+	struct file *f;
+	unsigned long vmas, writable;
+};
+
+static void ksim_file_count(struct vm_area_struct *vma, void *arg)
+{
+	struct ksim_file_count *fc = arg;
+
+	if (vma->vm_file != fc->f)
+		return;
+	fc->vmas++;
+	fc->writable += vma_is_shared_maywrite(vma);
+}
 
 unsigned long ksim_mm_check_global(void)
 {
@@ -924,25 +960,12 @@ unsigned long ksim_mm_check_global(void)
 	}
 	free(t);
 	list_for_each_entry(f, ksim_file_list(), ksim_files) {
-		unsigned long vmas = 0, writable = 0;
+		struct ksim_file_count fc = { f };
+		unsigned long vmas, writable;
 
-		list_for_each_entry(mm, &ksim_mms, ksim_mms) {
-			struct vm_area_struct *vma;
-			VMA_ITERATOR(vmi, mm, 0);
-
-			if (mm->ksim_exited)
-				continue;
-			mmap_read_lock(mm);
-			for_each_vma(vmi, vma) {
-				if (xa_is_zero(vma))
-					break;
-				if (vma->vm_file != f)
-					continue;
-				vmas++;
-				writable += vma_is_shared_maywrite(vma);
-			}
-			mmap_read_unlock(mm);
-		}
+		ksim_for_each_live_vma(ksim_file_count, &fc);
+		vmas = fc.vmas;
+		writable = fc.writable;
 		CHECK(ksim_rb_count(&f->f_mapping->i_mmap) == vmas,
 		      "file %s: %lu VMAs in i_mmap, %lu VMAs map it", f->ksim_name,
 		      ksim_rb_count(&f->f_mapping->i_mmap), vmas);

@@ -373,36 +373,29 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		}
 		switch (s->op) {
 		case MPROTECT:
-		case MLOCK: {
-			unsigned long changed = s->op == MLOCK ? LKMASK :
-				KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC;
-			unsigned long nf = (b->flags & ~changed) | s->access;
-			bool is_new = a->flags == nf, is_old = a->flags == b->flags;
-
-			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
-				    a->pfn == b->pfn && (is_new || (r && is_old)),
-				    "%s, allocation %lu failed (%ld): page %d flags %#lx (was %#lx, new %#lx)",
-				    s->name, n, r, p, a->flags, b->flags, nf);
-			/* the loop goes in address order: changed pages are a prefix */
-			if (!is_new || is_old)
-				old_seen |= !is_new;
-			else
-				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
-					    "unchanged one", s->name, n, p);
-			break;
-		}
+		case MLOCK:
 		case MADVISE:
 		case NAME: {
-			unsigned long nf = s->op == MADVISE ? madv_flags((int)s->access, b->flags) : b->flags;
-			const char *nn = s->op == NAME ? (s->newname ? s->newname : "") : b->name;
-			bool is_new = a->flags == nf && !strcmp(a->name, nn);
-			bool is_old = a->flags == b->flags && !strcmp(a->name, b->name);
+			/* the new flags (and name) this page gets if the call reaches it */
+			unsigned long nf = b->flags;
+			const char *nn = b->name;
+			bool is_new, is_old;
 
+			if (s->op == MPROTECT || s->op == MLOCK)
+				nf = (b->flags & ~(s->op == MLOCK ? LKMASK :
+					KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)) | s->access;
+			else if (s->op == MADVISE)
+				nf = madv_flags((int)s->access, b->flags);
+			else
+				nn = s->newname ? s->newname : "";
+			is_new = a->flags == nf && !strcmp(a->name, nn);
+			is_old = a->flags == b->flags && !strcmp(a->name, b->name);
 			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
 				    a->pfn == b->pfn && (is_new || (r && is_old)),
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
 				    "(was %#lx \"%s\", new %#lx \"%s\")", s->name, n, r, p, a->flags, a->name,
 				    b->flags, b->name, nf, nn);
+			/* the loop goes in address order: changed pages are a prefix */
 			if (!is_new || is_old)
 				old_seen |= !is_new;
 			else
