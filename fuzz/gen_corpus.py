@@ -186,6 +186,14 @@ def fork(proc, child, fault=NOFAULT):
 
 
 IN_PLACE, MOVE_FIXED, DONTUNMAP_FIXED, SAME_LEN = 0, 1, 2, 3   # mremap modes (flags bits 2-3)
+# madvise/naming: an mprotect op with flags bits 5-7 set; its first byte picks the advice
+(NORMAL, RANDOM, SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK, KEEPONFORK,
+ NAME_A, NAME_B, NAME_CLEAR) = range(12)
+MADVISE = 0xe0
+
+
+def madvise(proc, advice, page, pages, win=0, fault=NOFAULT):
+    return mop("mprotect", proc, MADVISE, fault, bytes([advice]) + maddr(page, win) + bytes([pages - 1]))
 
 
 def mremap(proc, mode, page, old_pages, new_pages, new_page=0, win=0, new_win=0, fault=NOFAULT):
@@ -254,6 +262,21 @@ def gen_mm():
             mremap(0, MOVE_FIXED, 80, 32, 32, 90),                                 # overlap: -EINVAL
             fork(0, 1), mremap(1, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1),
             touch(1, 0, 16, 7, win=1, write=True), mop("exit", 0)])
+        seeds[f"madvise-{cfg}"] = c + shape + b"".join([
+            madvise(0, NAME_A, 16, 64), madvise(0, NAME_B, 30, 10), madvise(0, NAME_A, 30, 10),
+            madvise(0, DONTFORK, 20, 10), fork(0, 1), madvise(1, NAME_B, 0, 100),   # file: -EBADF
+            madvise(0, NAME_B, 200, 8), madvise(0, NAME_A, 500, 100),              # shmem; a hole
+            madvise(0, WIPEONFORK, 200, 8), madvise(0, WIPEONFORK, 40, 20),          # shared: -EINVAL
+            mremap(0, MOVE_FIXED, 16, 64, 64, 600), madvise(0, NAME_CLEAR, 16, 239),
+            madvise(0, DODUMP, 600, 64), madvise(0, DONTDUMP, 610, 4), madvise(0, SEQUENTIAL, 0, 100),
+            madvise(0, RANDOM, 5, 5), madvise(0, NORMAL, 0, 255), madvise(0, KEEPONFORK, 40, 20),
+            madvise(0, DOFORK, 0, 255), fork(0, 2), mop("exit", 1), madvise(2, NAME_A, 600, 64)])
+        for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xf1, "2nd-x3")):
+            seeds[f"madvise-fault-{tag}-{cfg}"] = c + shape + b"".join([
+                madvise(0, NAME_A, 20, 10, fault=f), madvise(0, NAME_B, 16, 64, fault=f),
+                madvise(0, DONTFORK, 30, 20, fault=f), madvise(0, NAME_A, 10, 100, fault=f),
+                madvise(0, WIPEONFORK, 500, 40, fault=f), fork(0, 1, fault=f),
+                madvise(0, NAME_CLEAR, 16, 239, fault=f)])
         # mremap failures: equal lengths (a growth by a move hits the known commit
         # leak, fuzz/known/mm/mremap-grow-commit-leak)
         for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xe5, "6th"), (0xf1, "2nd-x3")):
@@ -289,7 +312,8 @@ def dict_mm():
     toks = {f"op_{n}": bytes([i]) for i, n in enumerate(MM_OPS)}
     toks.update({"fault_once": b"\xe0", "fault_thrice": b"\xf0", "addr_win1": b"\x00\x80",
                  "addr_2m": b"\x00\x02", "prot_rw": b"\x03", "prot_shared": b"\x0b",
-                 "prot_file": b"\x13", "prot_dontcopy": b"\x43", "prot_wipe": b"\x83"})
+                 "prot_file": b"\x13", "prot_dontcopy": b"\x43", "prot_wipe": b"\x83",
+                 "flags_madvise": b"\xe0"})
     return toks
 
 

@@ -15,6 +15,10 @@
  *             VM_ACCOUNT from the kernel (accountable_mapping()).
  *   munmap    addr:u16 len:u8
  *   mprotect  prot:u8 addr:u16 len:u8
+ *             With flags bits 5-7 all set it is madvise/naming instead
+ *             (trees with mm/vma.c): prot % 12 picks MADV_NORMAL, RANDOM,
+ *             SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK,
+ *             KEEPONFORK, or PR_SET_VMA_ANON_NAME "a", "b", or clearing it.
  *   brk       delta:s8 (pages)
  *   touch     addr:u16 n:u8 (count (n & 15) + 1, stride (n >> 4) + 1 pages;
  *             flags bit 2: write)
@@ -36,15 +40,16 @@
  *     error only when an allocation was failed on purpose);
  *   - every live process's mappings equal the model page by page: mapped
  *     or not, vm_flags (access, MAY*, shared, DONTCOPY, WIPEONFORK,
- *     ACCOUNT, NORESERVE), file and file offset.  The kernel merges and
+ *     DONTDUMP, SEQ/RAND_READ, ACCOUNT, NORESERVE), file, file offset and
+ *     anonymous name.  The kernel merges and
  *     splits VMAs as it likes; pages are what it promises;
  *   - ksim_mm_check() on every live process and ksim_mm_check_global()
  *     (tree, counters, anon_vma, i_mmap, commit accounting, page tables);
  *   - a failed op leaves the process as it was: fork and 6.1's direct
  *     insert by snapshot (VMAs, anon_vmas, ptes, counters); munmap, brk by
  *     page and counters (a failed munmap may leave its VMA splits, as the
- *     kernel does); mprotect changed a prefix of the range (it stops at the
- *     VMA it failed on, like the kernel); a failed MAP_FIXED mmap leaves
+ *     kernel does); mprotect, madvise and naming changed a prefix of the
+ *     range (they stop at the VMA they failed on, like the kernel); a failed MAP_FIXED mmap leaves
  *     the range as it was or unmapped (vms_abort_munmap_vmas() leaves a
  *     hole once the old ptes are gone);
  *   - mremap: the kernel's result decides the path, the model checks it:
@@ -85,7 +90,7 @@ static const unsigned long win_base[NWIN] = { 0x3fe00000UL, 0x7fffe00000UL };
 #define VM_RWX		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)
 #define VM_MAY		(KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
 #define CMP_MASK	(VM_RWX | VM_MAY | KSIM_VM_SHARED | KSIM_VM_MAYSHARE | KSIM_VM_DONTCOPY | \
-			 KSIM_VM_ACCOUNT | KSIM_VM_NORESERVE | KSIM_VM_WIPEONFORK)
+			 KSIM_VM_ACCOUNT | KSIM_VM_NORESERVE | KSIM_VM_WIPEONFORK | KSIM_MADV_VM_FLAGS)
 #define BRK_FLAGS	(KSIM_VM_READ | KSIM_VM_WRITE | VM_MAY | KSIM_VM_ACCOUNT)
 
 enum {
@@ -102,7 +107,10 @@ struct mpage {
 	unsigned long flags, pgoff;
 	const void *file;
 	bool anon_vma;		/* kernel view only (read_kernel), never compared */
+	uint8_t name;		/* anonymous name: 0 none, 1 "a", 2 "b" (3: another, in the kernel's view) */
 };
+
+static const char *const anon_names[] = { "", "a", "b" };
 
 struct proc {
 	struct mm_struct *mm;
@@ -185,6 +193,10 @@ static void read_kernel(struct proc *p, struct mpage *out)
 			out[i].pgoff = vmas[v].pgoff + (a - vmas[v].start) / PG;
 			out[i].file = vmas[v].file;
 			out[i].anon_vma = vmas[v].anon_vma;
+			out[i].name = 3;
+			for (int k = 0; k < 3; k++)
+				if (!strcmp(vmas[v].name, anon_names[k]))
+					out[i].name = k;
 		}
 	}
 }
@@ -193,7 +205,7 @@ static bool page_eq(const struct mpage *a, const struct mpage *b)
 {
 	if (a->flags != b->flags)
 		return false;
-	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file);
+	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file && a->name == b->name);
 }
 
 /* Names a lone VM_ACCOUNT difference, so that triage can match it. */
@@ -212,10 +224,10 @@ static void compare(int slot, const char *what)
 	read_kernel(p, kpages);
 	for (long i = 0; i < NPAGES; i++)
 		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &p->pg[i]),
-				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p, "
-				"model flags %#lx pgoff %#lx file %p%s", what, slot, page_addr(i),
-				kpages[i].flags, kpages[i].pgoff, kpages[i].file,
-				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file,
+				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p name %d, "
+				"model flags %#lx pgoff %#lx file %p name %d%s", what, slot, page_addr(i),
+				kpages[i].flags, kpages[i].pgoff, kpages[i].file, kpages[i].name,
+				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file, p->pg[i].name,
 				page_diff(&kpages[i], &p->pg[i]));
 }
 
@@ -472,6 +484,86 @@ static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 	memcpy(p->pg, kpages, sizeof(kpages));
 }
 
+/*
+ * madvise(2)'s VMA-flag advice and PR_SET_VMA_ANON_NAME (madvise_walk_vmas():
+ * VMA by VMA from @addr, holes skipped and reported as -ENOMEM at the end,
+ * the first VMA that refuses stops the walk with its error).  The model's
+ * new flags are mm-sim's (ksim_madv_model_flags(), the same the sweeps use).
+ */
+static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
+{
+	static const int advice[] = {
+		KSIM_MADV_NORMAL, KSIM_MADV_RANDOM, KSIM_MADV_SEQUENTIAL, KSIM_MADV_DONTFORK,
+		KSIM_MADV_DOFORK, KSIM_MADV_DONTDUMP, KSIM_MADV_DODUMP, KSIM_MADV_WIPEONFORK,
+		KSIM_MADV_KEEPONFORK,
+	};
+	unsigned int sel = ksim_fuzz_u8(in) % 12;
+	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a;
+	bool naming = sel >= 9;
+	uint8_t name = sel == 9 ? 1 : sel == 10 ? 2 : 0;
+	long expect = 0, hole = 0;
+	int r;
+
+	KSIM_FUZZ_TRACE("  %s [%#lx, %#lx) %s\n", naming ? "name" : "madvise", addr, end,
+			naming ? (name ? anon_names[name] : "(clear)") : "");
+	memcpy(before, p->pg, sizeof(before));
+	for (a = addr; a < end; a += PG) {
+		struct mpage *pg = &p->pg[page_index(a)];
+
+		if (!pg->flags) {
+			hole = -ENOMEM;
+			continue;
+		}
+		/* only anonymous memory is named, shared anonymous (shmem) too */
+		if (naming && pg->file && (pg->file == files[0] || pg->file == files[1])) {
+			expect = -EBADF;
+			break;
+		}
+		if (!naming && advice[sel] == KSIM_MADV_WIPEONFORK &&
+		    (pg->file || (pg->flags & KSIM_VM_SHARED))) {
+			expect = -EINVAL;
+			break;
+		}
+		if (naming)
+			pg->name = name;
+		else
+			pg->flags = ksim_madv_model_flags(advice[sel], pg->flags);
+	}
+	if (!expect)
+		expect = hole;
+	arm(in);
+	if (naming)
+		r = ksim_set_anon_name(p->mm, addr, len, name ? anon_names[name] : NULL);
+	else
+		r = ksim_madvise(p->mm, addr, len, advice[sel]);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
+	if (r == expect && !last_failures)
+		return;
+	/*
+	 * With an allocation failed on purpose: -EAGAIN from the walk, or
+	 * naming's -ENOMEM for the name itself; a prefix of the range changed.
+	 * The same result as the model's is fine if the pages agree.
+	 */
+	KSIM_FUZZ_CHECK(r == expect || (last_failures && (r == -EAGAIN || r == -ENOMEM)),
+			"%s [%#lx, %#lx) = %d, model %ld", naming ? "name" : "madvise", addr, end, r, expect);
+	read_kernel(p, kpages);
+	for (a = addr; a < end; a += PG) {
+		long i = page_index(a);
+
+		if (!page_eq(&kpages[i], &p->pg[i]))
+			break;
+	}
+	for (; a < end; a += PG) {
+		long i = page_index(a);
+
+		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
+				"failed %s [%#lx, %#lx): page %#lx neither new (before it) nor old",
+				naming ? "name" : "madvise", addr, end, a);
+	}
+	memcpy(p->pg, kpages, sizeof(kpages));
+}
+
 static void op_brk(struct ksim_fuzz_in *in, struct proc *p)
 {
 	long delta = (int8_t)ksim_fuzz_u8(in);
@@ -611,7 +703,7 @@ static bool mremap_one_mapping(unsigned long addr, unsigned long n)
 
 	for (unsigned long k = 0; k < n; k++)
 		if (!page_eq(&before[page_index(addr + k * PG)],
-			     &(struct mpage){ first.flags, first.pgoff + k, first.file }))
+			     &(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name }))
 			return false;
 	return true;
 }
@@ -750,13 +842,15 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		 */
 		for (k = 0; k < n; k++)
 			KSIM_FUZZ_CHECK(page_eq(&before[page_index(addr + k * PG)],
-						&(struct mpage){ first.flags, first.pgoff + k, first.file }),
+						&(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name }),
 					"mremap moved [%#lx, +%#lx), not one mapping", addr, old_len);
 		set_range(p, new_addr, new_addr + new_len, 0, NULL, 0);
 		if (!(mf & KSIM_MREMAP_DONTUNMAP))
 			set_range(p, addr, addr + old_len, 0, NULL, 0);
 		set_range(p, r, r + new_len, first.flags, first.file,
 			  unfaulted ? (unsigned long)r / PG : first.pgoff);
+		for (k = 0; k < new_len / PG; k++)	/* copy_vma(): the name goes with the VMA */
+			p->pg[page_index(r + k * PG)].name = first.name;
 		if (!(mf & KSIM_MREMAP_DONTUNMAP) && last_failures) {
 			/*
 			 * move_vma(): when unmapping the old range fails after
@@ -790,7 +884,7 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 					long i = page_index(a);
 					struct mpage same = { first.flags,
 							      first.pgoff + (long)(a - addr) / (long)PG,
-							      first.file };
+							      first.file, .name = first.name };
 
 					if (!page_eq(&before[i], &same))
 						break;
@@ -857,7 +951,10 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	}
 	case OP_MPROTECT:
-		op_mprotect(in, p);
+		if ((flags & 0xe0) == 0xe0)
+			op_madvise(in, p);
+		else
+			op_mprotect(in, p);
 		break;
 	case OP_BRK:
 		op_brk(in, p);

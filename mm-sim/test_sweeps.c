@@ -68,8 +68,7 @@
 #define DC		KSIM_VM_DONTCOPY
 #define WO		KSIM_VM_WIPEONFORK
 #define DD		KSIM_VM_DONTDUMP
-#define MADVMASK	(KSIM_VM_DONTCOPY | KSIM_VM_WIPEONFORK | KSIM_VM_DONTDUMP | KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ)
-#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK | MADVMASK)
+#define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK | KSIM_MADV_VM_FLAGS)
 /* the window: pages [0, WIN) from BASE; shapes live in [8, 56) */
 #define BASE		0x50000000UL
 #define WIN		64
@@ -331,22 +330,6 @@ static unsigned long map_count(struct mm_struct *mm)
 	return in.map_count;
 }
 
-/* madvise_vma_behavior()'s new flags for the advice the shapes use */
-static unsigned long madv_flags(int advice, unsigned long f)
-{
-	switch (advice) {
-	case KSIM_MADV_DONTFORK:	return f | DC;
-	case KSIM_MADV_DOFORK:		return f & ~DC;
-	case KSIM_MADV_WIPEONFORK:	return f | WO;
-	case KSIM_MADV_KEEPONFORK:	return f & ~WO;
-	case KSIM_MADV_DONTDUMP:	return f | DD;
-	case KSIM_MADV_DODUMP:		return f & ~DD;
-	case KSIM_MADV_SEQUENTIAL:	return (f & ~KSIM_VM_RAND_READ) | KSIM_VM_SEQ_READ;
-	case KSIM_MADV_RANDOM:		return (f & ~KSIM_VM_SEQ_READ) | KSIM_VM_RAND_READ;
-	default:			return f & ~(KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ);
-	}
-}
-
 /* The page model after the call, against @before and the syscall's contract. */
 static void check_pages(const struct shape *s, const struct page_state *before,
 			const struct page_state *after, long r, unsigned long n)
@@ -385,7 +368,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				nf = (b->flags & ~(s->op == MLOCK ? LKMASK :
 					KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)) | s->access;
 			else if (s->op == MADVISE)
-				nf = madv_flags((int)s->access, b->flags);
+				nf = ksim_madv_model_flags((int)s->access, b->flags);
 			else
 				nn = s->newname ? s->newname : "";
 			is_new = a->flags == nf && !strcmp(a->name, nn);

@@ -79,6 +79,27 @@ int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
 #define KSIM_VM_SEQ_READ	0x00008000UL
 #define KSIM_VM_RAND_READ	0x00010000UL
 #define KSIM_VM_DONTDUMP	0x04000000UL
+#define KSIM_MADV_VM_FLAGS	(KSIM_VM_DONTCOPY | KSIM_VM_WIPEONFORK | KSIM_VM_DONTDUMP | \
+				 KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ)
+/*
+ * The model of the advice above: the vm_flags a VMA with @flags gets
+ * (madvise_vma_behavior()'s cases; the refusals, -EINVAL for WIPEONFORK on
+ * a file or shared mapping, are the caller's).  Tests and fuzz use it.
+ */
+static inline unsigned long ksim_madv_model_flags(int advice, unsigned long flags)
+{
+	switch (advice) {
+	case KSIM_MADV_DONTFORK:	return flags | KSIM_VM_DONTCOPY;
+	case KSIM_MADV_DOFORK:		return flags & ~KSIM_VM_DONTCOPY;
+	case KSIM_MADV_WIPEONFORK:	return flags | KSIM_VM_WIPEONFORK;
+	case KSIM_MADV_KEEPONFORK:	return flags & ~KSIM_VM_WIPEONFORK;
+	case KSIM_MADV_DONTDUMP:	return flags | KSIM_VM_DONTDUMP;
+	case KSIM_MADV_DODUMP:		return flags & ~KSIM_VM_DONTDUMP;
+	case KSIM_MADV_SEQUENTIAL:	return (flags & ~KSIM_VM_RAND_READ) | KSIM_VM_SEQ_READ;
+	case KSIM_MADV_RANDOM:		return (flags & ~KSIM_VM_SEQ_READ) | KSIM_VM_RAND_READ;
+	default:			return flags & ~(KSIM_VM_SEQ_READ | KSIM_VM_RAND_READ);
+	}
+}
 int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
 int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name);
 /* Where the heap starts (start_brk = brk = @start), as exec would set it. */
