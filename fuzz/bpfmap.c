@@ -391,18 +391,18 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 	KSIM_FUZZ_CHECK(err == want, "update(%s, flags %#llx) = %d, model %d (%u of %u keys)",
 			KEYSTR(key, klen), (unsigned long long)flags, err, want, MN, M.max);
 	if (!err) {
-		u8 old[VMAX];
-
 		KSIM_FUZZ_CHECK(MN < NMAX || i >= 0, "model full");
 		if (one_cpu) {
-			/* CPU 0's value only; a new element's other CPUs start zeroed */
-			memset(old, 0, M.vsize);
-			if (i >= 0)
-				memcpy(old, ME[i].val, M.vsize);
-			memcpy(old, val, M.map->value_size);
+			/* CPU 0's value only (the others: ksim_bpf_model_put_one_cpu()) */
+			u8 got[VMAX];
+
+			KSIM_FUZZ_CHECK(!ksim_bpf_map_lookup(M.map, key, klen, got, 0),
+					"update(%s, BPF_F_CPU): the key is gone", KEYSTR(key, klen));
+			JUDGE(ksim_bpf_model_put_one_cpu(&M.m, key, klen, 0, val, got));
+		} else {
+			/* LPM: the latest bytes are stored */
+			ksim_bpf_model_put(&M.m, key, klen, val);
 		}
-		/* LPM: the latest bytes are stored */
-		ksim_bpf_model_put(&M.m, key, klen, one_cpu ? old : val);
 	}
 out:
 	if (is(KSIM_BPF_KIND_LRU))

@@ -328,7 +328,8 @@ BOP = {n: i for i, n in enumerate(B_OPS)}
 # posted series) exists only when KSRC has it; without it the harness takes
 # the index modulo the number built, so its seeds run as `hash` seeds.
 B_VARIANTS = ["hash", "hash_noprealloc", "lru_hash", "lru_hash_nocommon", "percpu_hash",
-              "percpu_hash_noprealloc", "lpm_trie", "qp_trie_ref", "qp_trie"]
+              "percpu_hash_noprealloc", "lpm_trie", "qp_trie_ref", "lru_percpu_hash",
+              "lru_percpu_hash_nocommon", "qp_trie"]
 ANY, NOEXIST, EXIST, BADFLAG = 0, 1, 2, 3
 
 

@@ -276,6 +276,29 @@ int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const 
 	return i;
 }
 
+const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				       u32 cpu, const void *val, const void *got)
+{
+	u32 vs = m->map->value_size, stride = round_up(vs, 8);
+	int i = ksim_bpf_model_find(m, key, klen);
+	u8 keep[KSIM_BPF_MODEL_VMAX], fresh[KSIM_BPF_MODEL_VMAX];
+
+	memset(fresh, 0, m->vsize);
+	memcpy(fresh + cpu * stride, val, vs);
+	memcpy(keep, i >= 0 ? m->e[i].val : fresh, m->vsize);
+	memcpy(keep + cpu * stride, val, vs);
+	if (ksim_bpf_value_eq(m->map, got, keep)) {
+		ksim_bpf_model_put(m, key, klen, keep);
+		return NULL;
+	}
+	if ((m->kind & KSIM_BPF_KIND_LRU) && ksim_bpf_value_eq(m->map, got, fresh)) {
+		ksim_bpf_model_put(m, key, klen, fresh);
+		return NULL;
+	}
+	return fail("update of CPU %u's value of %s: %s", cpu, KS(key, klen),
+		    i >= 0 ? "the other CPUs' values changed" : "a new element's other CPUs not zero");
+}
+
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i)
 {
 	m->e[i] = m->e[--m->n];

@@ -36,6 +36,15 @@ const struct ksim_bpf_variant ksim_bpf_variants[] = {
 	{ "qp_trie_ref", &ksim_qp_trie_ref_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
 	  BPF_F_NO_PREALLOC | BPF_F_DYNPTR_KEY,
 	  KSIM_BPF_KIND_DYNPTR | KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_SUCC_ANY },
+	/*
+	 * hashtab.c's fifth map type, LRU and per-CPU at once.  Listed after
+	 * the others so that fuzz inputs, which index this table, keep the
+	 * variant they were made for.
+	 */
+	HASH("lru_percpu_hash", htab_lru_percpu_map_ops, BPF_MAP_TYPE_LRU_PERCPU_HASH, 0,
+	     KSIM_BPF_KIND_LRU | KSIM_BPF_KIND_PERCPU),
+	HASH("lru_percpu_hash_nocommon", htab_lru_percpu_map_ops, BPF_MAP_TYPE_LRU_PERCPU_HASH,
+	     BPF_F_NO_COMMON_LRU, KSIM_BPF_KIND_LRU | KSIM_BPF_KIND_PERCPU),
 #if KSIM_HAVE_QP_TRIE_SERIES
 	/*
 	 * The posted series: an absent key restarts the walk.  Byte order is

@@ -85,6 +85,14 @@ static bool lock_refused(bool update, int err, unsigned long live0)
 
 static bool is(unsigned int kind) { return M.v->kind & kind; }
 
+/*
+ * Updates with flags BPF_NOEXIST|BPF_EXIST (3), which must be refused, one
+ * in 16; off for the vf_ tests, which check the rest of the per-CPU maps'
+ * contract on trees where that refusal is a known finding
+ * (bpf-percpu-update-flags: it would stop them early).
+ */
+static bool bad_flags = true;
+
 /* A random key from a space a bit larger than max_entries. */
 static u32 gen_key(struct ksim_rng *r, u8 *key)
 {
@@ -145,6 +153,59 @@ static void check_walk(void)
 	KSIM_EXPECT_EQ(err, -ENOENT);
 }
 
+/*
+ * A program on this CPU using a per-CPU hash (htab_percpu_map_lookup_elem()
+ * and htab_percpu_map_update_elem(), their LRU twins): a lookup returns this
+ * CPU's value; an update writes this CPU's value only, and a new element's
+ * other CPUs read zero (pcpu_init_value()).
+ */
+static void prog_percpu_op(struct ksim_rng *r, const u8 *key, u32 klen, int i, unsigned long live0)
+{
+	u32 vs = M.map->value_size, stride = round_up(vs, 8);
+	u64 flags = ksim_rng_below(r, 3);
+	u8 val[VMAX], full[VMAX];
+	int err, want, cpu;
+
+	cpu = ksim_rng_below(r, nr_cpu_ids);
+	ksim_set_cpu(cpu);	/* the program runs on a CPU of its own choosing */
+	rcu_read_lock();
+	if (ksim_rng_below(r, 2)) {
+		void *p = ksim_bpf_map_lookup_ptr(M.map, key, klen);
+
+		if (i < 0)
+			KSIM_EXPECT(!p, "prog lookup of an absent key: %p", p);
+		else
+			KSIM_EXPECT(p && !memcmp(p, M.m.e[i].val + cpu * stride, vs),
+				    "prog lookup: not CPU %d's value", cpu);
+		rcu_read_unlock();
+		ksim_set_cpu(-1);
+		return;
+	}
+	for (u32 b = 0; b < vs; b++)
+		val[b] = (u8)ksim_rng_next(r);
+	err = ksim_bpf_prog_update(M.map, key, klen, val, flags);
+	rcu_read_unlock();
+	ksim_set_cpu(-1);
+	if (lock_refused(true, err, live0)) {
+		lru_reconcile(NULL, klen);
+		return;
+	}
+	want = ksim_bpf_model_update_expect(&M.m, key, klen, flags);
+	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
+		ksim_bpf_model_del(&M.m, i);
+		i = -1;
+		want = err;
+	}
+	if (err != want)
+		ksim_test_fail(__FILE__, __LINE__, "prog update", "flags %llu: got %d want %d (n %u)",
+			       (unsigned long long)flags, err, want, M.m.n);
+	if (!err) {
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, full, 0), 0);
+		JUDGE(ksim_bpf_model_put_one_cpu(&M.m, key, klen, cpu, val, full));
+	}
+	lru_reconcile(err ? NULL : key, klen);
+}
+
 static void one_op(struct ksim_rng *r)
 {
 	u8 key[KMAX], val[VMAX], got[VMAX];
@@ -154,7 +215,7 @@ static void one_op(struct ksim_rng *r)
 	unsigned long live0 = mem_live();
 
 	if (op < 45) {
-		u64 flags = ksim_rng_below(r, 16) ? ksim_rng_below(r, 3) : 3;
+		u64 flags = !bad_flags || ksim_rng_below(r, 16) ? ksim_rng_below(r, 3) : 3;
 
 		gen_val(r, val);
 		err = ksim_bpf_map_update(M.map, key, klen, val, flags);
@@ -189,6 +250,8 @@ static void one_op(struct ksim_rng *r)
 		JUDGE(ksim_bpf_model_check_lookup(&M.m, key, klen, err, got));
 		/* a bad flag is refused */
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, got, 4), -EINVAL);
+	} else if (op < 90 && is(KSIM_BPF_KIND_PERCPU)) {
+		prog_percpu_op(r, key, klen, i, live0);
 	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
 		err = ksim_bpf_map_lookup_and_delete(M.map, key, klen, got, 0);
 		if (lock_refused(false, err, live0))
@@ -335,6 +398,7 @@ CONF_LOCKS(lru_hash, "lru_hash", 8, 16, 256, 4000)
 CONF_LOCKS(lru_hash_nocommon, "lru_hash_nocommon", 8, 16, 256, 4000)
 CONF_LOCKS(percpu_hash, "percpu_hash", 8, 12, 64, 3000)
 CONF_LOCKS(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 3000)
+CONF_LOCKS(percpu_lru_hash, "lru_percpu_hash", 8, 12, 256, 3000)
 CONF_LOCKS(lpm_trie, "lpm_trie", 8, 16, 64, 4000)
 CONF_LOCKS(qp_trie_ref, "qp_trie_ref", 0, 16, 128, 4000)
 
@@ -346,6 +410,21 @@ CONF(lru_hash, "lru_hash", 8, 16, 256, 6000)
 CONF(lru_hash_nocommon, "lru_hash_nocommon", 8, 16, 256, 6000)
 CONF(percpu_hash, "percpu_hash", 8, 12, 64, 4000)
 CONF(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 4000)
+CONF(percpu_lru_hash, "lru_percpu_hash", 8, 12, 256, 4000)
+CONF(percpu_lru_hash_nocommon, "lru_percpu_hash_nocommon", 8, 12, 256, 4000)
+/* the per-CPU maps without the known-refused flags (bad_flags above) */
+#define CONF_VF(tname, variant, ks, vs, max, ops)			\
+KSIM_TEST(vf_##tname)							\
+{									\
+	bad_flags = false;						\
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);			\
+	run_variant(variant, ks, vs, max, ops);				\
+	bad_flags = true;						\
+}
+CONF_VF(percpu_hash, "percpu_hash", 8, 12, 64, 4000)
+CONF_VF(percpu_hash_noprealloc, "percpu_hash_noprealloc", 8, 12, 64, 4000)
+CONF_VF(percpu_lru_hash, "lru_percpu_hash", 8, 12, 256, 4000)
+CONF_VF(percpu_lru_hash_nocommon, "lru_percpu_hash_nocommon", 8, 12, 256, 4000)
 CONF(lpm_trie, "lpm_trie", 8, 16, 64, 6000)
 CONF(qp_trie_ref, "qp_trie_ref", 0, 16, 128, 8000)
 /* the series' shape (absent key restarts, BTF-typed key) on our qp-trie */

@@ -117,6 +117,17 @@ int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, 
 				 u64 flags);
 /* After a successful update: the element (new or replaced) with @val; its index. */
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val);
+/*
+ * After a successful update of one CPU's value of a per-CPU map (a
+ * program's update on @cpu; 7.x's BPF_F_CPU from user space): @got is the
+ * whole value the map returns now.  That CPU's is @val; the others keep
+ * theirs, or read zero for a new element, or, on an LRU map, when the
+ * update evicted the very element it was updating and made it anew (the
+ * LRU pops a free node before it looks the key up).  Stores what the map
+ * holds; returns a verdict, or NULL.
+ */
+const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				       u32 cpu, const void *val, const void *got);
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
 
 /* LRU maps: drop the keys the map evicted; @must (if set) may not be one of them. */
