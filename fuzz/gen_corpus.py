@@ -305,7 +305,12 @@ def known_mm():
             # a VM_ACCOUNT mapping shrunk and moved by one MREMAP_FIXED call
             "mremap-shrink-move-overcharge": bytes([0]) + b"".join([
         mmap(0, R | W, 0, 40), touch(0, 0, 40, write=True),
-        mremap(0, MOVE_FIXED, 0, 40, 20, 0, new_win=1)])}
+        mremap(0, MOVE_FIXED, 0, 40, 20, 0, new_win=1)]),
+            # madvise(MADV_WIPEONFORK) on a faulted mapping, moved, fork, then a
+            # split in the child (naming one page of it)
+            "fork-wipeonfork-stale-pgoff": bytes([0]) + b"".join([
+        mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True), madvise(0, WIPEONFORK, 0, 10),
+        mremap(0, MOVE_FIXED, 0, 10, 10, 100), fork(0, 1), madvise(1, NAME_A, 100, 1)])}
 
 
 def dict_mm():

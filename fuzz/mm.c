@@ -504,8 +504,13 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
 	long expect = 0, hole = 0;
 	int r;
 
+	static const char *const advice_names[] = {
+		"NORMAL", "RANDOM", "SEQUENTIAL", "DONTFORK", "DOFORK", "DONTDUMP", "DODUMP",
+		"WIPEONFORK", "KEEPONFORK",
+	};
+
 	KSIM_FUZZ_TRACE("  %s [%#lx, %#lx) %s\n", naming ? "name" : "madvise", addr, end,
-			naming ? (name ? anon_names[name] : "(clear)") : "");
+			naming ? (name ? anon_names[name] : "(clear)") : advice_names[sel]);
 	memcpy(before, p->pg, sizeof(before));
 	for (a = addr; a < end; a += PG) {
 		struct mpage *pg = &p->pg[page_index(a)];
@@ -980,7 +985,7 @@ static void run_op(struct ksim_fuzz_in *in)
 			op_munmap_range(in, p, win_base[w], win_base[w] + WIN_PAGES * PG);
 		break;
 	}
-	check_all(op_names[opc]);
+	check_all(opc == OP_MPROTECT && (flags & 0xe0) == 0xe0 ? "madvise" : op_names[opc]);
 out:
 	in->pos = args + op_args[opc];
 }
