@@ -31,7 +31,9 @@
  * missing and malformed keys by the variant's contract (hash: no order, a
  * missing key restarts; LPM: postorder, a missing key restarts; our
  * qp-trie: the byte-order successor of any key), full walks (every key
- * exactly once, in order where promised) and walks that delete as they go.  -ENOMEM only with an
+ * exactly once, in order where promised), walks that delete as they go,
+ * and batch walks (BPF_MAP_LOOKUP(_AND_DELETE)_BATCH: every key once, with
+ * its value; a walk op with flags bits 6-7 set).  -ENOMEM only with an
  * injected failure, and then the key's state is unchanged; a command in
  * which a lock failed may return only what ksim_bpf_lock_error_ok() allows,
  * again with the key unchanged, and on 6.1/6.12 every nested program must
@@ -66,7 +68,7 @@ enum {
 	OP_DELETE,
 	OP_LOOKUP_AND_DELETE,
 	OP_NEXT,		/* get_next_key from one key */
-	OP_WALK,		/* full walk */
+	OP_WALK,		/* full walk; flags 0xc0 set: a batch walk (hash maps) */
 	OP_WALK_DELETE,		/* walk, deleting keys as it goes */
 	OP_FILL,		/* many updates of derived keys */
 	OP_BARRIER,		/* rcu_barrier: deferred frees run */
@@ -507,6 +509,18 @@ static void run_op(struct ksim_fuzz_in *in)
 		check_next(flags & 1 ? NULL : key, klen, next, &nlen);
 		break;
 	case OP_WALK:
+		if ((flags & 0xc0) == 0xc0 && is(KSIM_BPF_KIND_HASH)) {
+			/* a batch walk of (flags & 0xf) + 1 entries a call; bit 5: and delete */
+			const char *why;
+			int err;
+
+			disarm();	/* failures inside batches are not judged yet */
+			KSIM_FUZZ_TRACE("    batch walk, %u a call%s\n", (flags & 0xf) + 1,
+					flags & 0x20 ? ", deleting" : "");
+			why = ksim_bpf_model_batch_walk(&M.m, flags & 0x20, (flags & 0xf) + 1, &err);
+			KSIM_FUZZ_CHECK(!why, "batch walk: %s", why);
+			break;
+		}
 		check_walk("walk");
 		break;
 	case OP_WALK_DELETE:

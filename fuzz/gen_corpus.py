@@ -394,6 +394,12 @@ def gen_bpfmap():
                 fill(40, 0), bop("walk_delete", 0x55), bop("walk"), fill(40, 3, 2),
                 bop("walk_delete", 0xff, flags=1), bop("walk"), fill(30, 7, 5),
                 bop("walk_delete", 0x93, flags=1), bop("barrier"), bop("walk")])
+        if not lpm and not dyn:
+            # batch walks (a walk op with flags 0xc0 | entries - 1; 0x20: delete)
+            seeds[f"{v}-batch"] = bhdr(v, 128, ksize, 12) + b"".join([
+                fill(100, 0), bop("walk", flags=0xc0), bop("walk", flags=0xc7), fill(20, 200),
+                bop("walk", flags=0xcf), bop("walk", flags=0xe3), bop("walk"), fill(128, 1, 3),
+                bop("walk", flags=0xe0), bop("walk"), fill(3, 9), bop("walk", flags=0xef)])
         seeds[f"{v}-full"] = bhdr(v, 8, ksize, 16) + b"".join([
             fill(20, 0), upd(kid(30)), upd(kid(30), NOEXIST), upd(kmodel(0), EXIST),
             upd(kmodel(1)), bop("walk"), bop("delete", kmodel(2)), upd(kid(40)), upd(kid(41)),

@@ -460,3 +460,84 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
 		why = fail("walk saw %u of %u keys", count, m->n);
 	return why;
 }
+
+const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp)
+{
+	u32 ks = m->map->key_size, vs = m->vsize, total = 0, n0 = m->n, batch = 0, next;
+	u8 *keys = calloc(n0 + 1, ks), *vals = calloc(n0 + 1, vs);
+	bool *seen = calloc(n0 + 1, sizeof(*seen));
+	const char *why = NULL;
+	int err, calls = 0;
+
+	if (!chunk)
+		chunk = 1;
+	for (;;) {
+		u32 count = chunk;
+		/* room for what the model says is left (a map returning more fails below) */
+		u32 room = n0 - total;
+
+		if (count > room + 1)
+			count = room + 1;
+		err = ksim_bpf_map_lookup_batch(m->map, del, calls ? &batch : NULL, &next,
+						keys + (size_t)total * ks, vals + (size_t)total * vs,
+						&count, 0);
+		calls++;
+		if (err == -ENOTSUPP)
+			break;
+		if (count > room) {
+			why = fail("batch returned %u entries, %u keys left", count, room);
+			break;
+		}
+		if (err == -ENOSPC) {
+			if (count) {
+				why = fail("batch: -ENOSPC with %u entries", count);
+				break;
+			}
+			if (chunk > 2 * n0 + 2) {
+				why = fail("batch: -ENOSPC with room for %u entries, %u keys", chunk, n0);
+				break;
+			}
+			chunk *= 2;
+			batch = next;
+			continue;
+		}
+		if (err && err != -ENOENT) {
+			why = fail("batch: %d", err);
+			break;
+		}
+		total += count;
+		batch = next;
+		if (err == -ENOENT)
+			break;
+		if (calls > 100000) {
+			why = fail("batch walk did not end");
+			break;
+		}
+	}
+	*errp = err;
+	for (u32 k = 0; !why && err == -ENOENT && k < total; k++) {
+		int i = ksim_bpf_model_find(m, keys + (size_t)k * ks, ks);
+
+		if (i < 0 || seen[i])
+			why = fail("batch returned %s %s", KS(keys + (size_t)k * ks, ks),
+				   i < 0 ? "not in the model" : "twice");
+		else if (!ksim_bpf_value_eq(m->map, vals + (size_t)k * vs, m->e[i].val))
+			why = fail("batch: wrong value for %s", KS(keys + (size_t)k * ks, ks));
+		else
+			seen[i] = true;
+	}
+	if (!why && err == -ENOENT && total != n0)
+		why = fail("batch walk returned %u of %u keys", total, n0);
+	if (!why && err == -ENOENT && del) {
+		u8 k0[KSIM_BPF_MODEL_KMAX];
+		u32 klen = sizeof(k0);
+
+		m->n = 0;
+		if (ksim_bpf_map_get_next_key(m->map, NULL, 0, k0, &klen) != -ENOENT)
+			why = fail("keys left after a lookup_and_delete batch walk");
+	}
+	free(keys);
+	free(vals);
+	free(seen);
+	return why;
+}

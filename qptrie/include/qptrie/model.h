@@ -152,5 +152,13 @@ const char *ksim_bpf_model_next_on_map(const struct ksim_bpf_model *m, const u8 
  * is left to the caller to judge and ends the walk without a verdict).
  */
 const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp);
+/*
+ * A full batch walk (ksim_bpf_map_lookup_batch(), @del: and delete) in
+ * calls of @chunk entries (doubled after an -ENOSPC, as user space must):
+ * every model key exactly once, with the model's value, nothing else, the
+ * last call -ENOENT; with @del the keys leave the model and the map is
+ * empty after.  *@errp: -ENOTSUPP for a map without batch ops (no verdict).
+ */
+const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp);
 
 #endif

@@ -123,6 +123,17 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 /* key == NULL: the first key.  *next_len: in: buffer size, out: key size. */
 int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 			      void *next_key, u32 *next_len);
+/*
+ * BPF_MAP_LOOKUP_BATCH / BPF_MAP_LOOKUP_AND_DELETE_BATCH (@del): from the
+ * position *@in_batch (NULL: the start), at most *@count entries into
+ * @keys/@values (per-CPU values whole); *@count gets the number returned,
+ * *@out_batch where the next call starts.  -ENOENT: the walk is over (the
+ * entries returned are still valid); -ENOSPC: the next bucket alone holds
+ * more than *@count (none returned).  -ENOTSUPP for maps without the op
+ * (the shim's generic_map_lookup_batch() is a stub).
+ */
+int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch, u32 *out_batch,
+			      void *keys, void *values, u32 *count, u64 elem_flags);
 /* What a BPF program's bpf_map_lookup_elem() returns (pointer into the
  * map, valid under rcu_read_lock only); caller holds rcu_read_lock(). */
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len);

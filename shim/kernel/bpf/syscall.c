@@ -537,6 +537,36 @@ int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
 	return err;
 }
 
+/*
+ * kernel/bpf/syscall.c's bpf_map_do_batch() for the two lookup commands:
+ * the ops get the attr and, as the user copy they write the count into, a
+ * second one (the kernel reads max_count from attr before it zeroes
+ * uattr's).  The generic batch ops are stubs here: maps using them
+ * (LPM trie) report -ENOTSUPP rather than a batch nobody checks.
+ */
+int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch, u32 *out_batch,
+			      void *keys, void *values, u32 *count, u64 elem_flags)
+{
+	int (*fn)(struct bpf_map *, const union bpf_attr *, union bpf_attr __user *) =
+		del ? map->ops->map_lookup_and_delete_batch : map->ops->map_lookup_batch;
+	union bpf_attr attr, uattr;
+	int err;
+
+	if (!fn || fn == generic_map_lookup_batch)
+		return -ENOTSUPP;
+	memset(&attr, 0, sizeof(attr));
+	attr.batch.in_batch = (u64)(uintptr_t)in_batch;
+	attr.batch.out_batch = (u64)(uintptr_t)out_batch;
+	attr.batch.keys = (u64)(uintptr_t)keys;
+	attr.batch.values = (u64)(uintptr_t)values;
+	attr.batch.count = *count;
+	attr.batch.elem_flags = elem_flags;
+	uattr = attr;
+	err = fn(map, &attr, &uattr);
+	*count = uattr.batch.count;
+	return err;
+}
+
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags)
 {
