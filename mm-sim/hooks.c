@@ -255,6 +255,7 @@ static LIST_HEAD(uffd_all);
 /* this thread's dup_mmap(): which of complete/fail it called, and where */
 static __thread struct {
 	int completes, fails;
+	int dups;		/* dup_userfaultfd() calls: dup_mmap()'s VMA loop ran */
 	const char *file;
 	int line;
 } fork_rec;
@@ -314,6 +315,7 @@ int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM
 	struct userfaultfd_ctx *ctx = NULL, *octx = vma->vm_userfaultfd_ctx.ctx;
 	struct ksim_uffd_fork_ctx *fctx;
 
+	fork_rec.dups++;
 	if (!octx)
 		return 0;
 	if (!(octx->features & KSIM_UFFD_FEATURE_EVENT_FORK)) {
@@ -600,16 +602,23 @@ void ksim_hooks_fork_end(struct mm_struct *child, struct mm_struct *parent, int 
 	int line = fork_rec.file ? fork_rec.line : __LINE__;
 
 #if KSIM_HAVE_DUP_USERFAULTFD_FAIL
-	/* dup_mmap(): complete on success, fail on failure, once */
-	if (err && (fork_rec.fails != 1 || fork_rec.completes))
-		P(KSIM_P_TEST, "failed dup_mmap() (%d): dup_userfaultfd_fail() %d times, _complete() %d times",
-		  err, fork_rec.fails, fork_rec.completes);
+	/*
+	 * dup_mmap(): complete on success, fail on failure, once; a failure
+	 * before any VMA was duplicated (the killable lock of the old mm, a
+	 * fatal signal at the first VMA: -EINTR) has nothing to undo and may
+	 * call neither.
+	 */
+	if (err && (fork_rec.fails > 1 || (fork_rec.dups && !fork_rec.fails) || fork_rec.completes))
+		P(KSIM_P_TEST, "failed dup_mmap() (%d): dup_userfaultfd_fail() %d times, _complete() %d times "
+		  "(%d VMAs duplicated)", err, fork_rec.fails, fork_rec.completes, fork_rec.dups);
 	if (!err && (fork_rec.completes != 1 || fork_rec.fails))
 		P(KSIM_P_TEST, "dup_mmap(): dup_userfaultfd_complete() %d times, _fail() %d times",
 		  fork_rec.completes, fork_rec.fails);
 #else
-	if (fork_rec.completes != 1 || fork_rec.fails)
-		P(KSIM_P_TEST, "dup_mmap() (%d): dup_userfaultfd_complete() %d times", err, fork_rec.completes);
+	/* the same early failure may call nothing */
+	if (fork_rec.completes > 1 || (!fork_rec.completes && (!err || fork_rec.dups)) || fork_rec.fails)
+		P(KSIM_P_TEST, "dup_mmap() (%d): dup_userfaultfd_complete() %d times (%d VMAs duplicated)",
+		  err, fork_rec.completes, fork_rec.dups);
 #endif
 	if (uffd_pending())
 		P(KSIM_P_TEST, "after dup_mmap() (%d): %lu userfaultfd contexts with undelivered events",

@@ -108,6 +108,8 @@ KSIM_TEST(fork_sweep_hooks)
 	struct mm_struct *p = build_hooked(f, &ufork, &uplain);
 
 	fork_sweep("hooks (KSM, khugepaged, uffd)", p, 1);
+	if (!ksim_problem_count(KSIM_P_TEST))
+		fork_signal_sweep("hooks (KSM, khugepaged, uffd)", p);
 	ksim_mm_exit(p);
 	ksim_uffd_close_all();
 	ksim_file_close(f);

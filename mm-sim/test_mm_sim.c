@@ -420,7 +420,7 @@ void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
  * must hold.
  */
 static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigned long stride,
-			    long times);
+			    long times, unsigned int cls);
 
 /*
  * Two passes: fail only allocation N (times=1), then allocations N to N+3
@@ -436,14 +436,21 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
  */
 void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride)
 {
-	fork_sweep_pass(shape, parent, stride, 1);
+	fork_sweep_pass(shape, parent, stride, 1, KSIM_FAULT_ALLOC);
 	if (!ksim_problem_count(KSIM_P_TEST))
-		fork_sweep_pass(shape, parent, stride * 5, 4);
+		fork_sweep_pass(shape, parent, stride * 5, 4, KSIM_FAULT_ALLOC);
 }
 
+/*
+ * @cls KSIM_FAULT_ALLOC: allocation N of the fork fails (-ENOMEM);
+ * KSIM_FAULT_SIGNAL: a signal is pending from the Nth look at one on
+ * (dup_mmap()'s killable mmap lock, its fatal_signal_pending() per VMA):
+ * -EINTR, with the same contract.
+ */
 static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigned long stride,
-			    long times)
+			    long times, unsigned int cls)
 {
+	const char *what = cls == KSIM_FAULT_SIGNAL ? "signal check" : "allocation";
 	struct site_acc acc[64];
 	unsigned int nacc = 0, i, sites_failed = 0;
 	unsigned long total, n, runs = 0, failed_runs = 0, swallowed = 0;
@@ -455,6 +462,7 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 	/* count the allocations of one fork: armed, but never reaching N */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nth = ~0UL;
+	cfg.classes = cls;
 	ksim_fault_set(&cfg);
 	err = ksim_fork(parent, &child);
 	total = ksim_fault_calls();
@@ -470,16 +478,18 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nth = n;
 		cfg.times = times;
+		cfg.classes = cls;
 		ksim_fault_set(&cfg);
 		err = ksim_fork(parent, &child);
 		failures = ksim_fault_failures();
 		acc_sites(acc, &nacc, 64);
 		ksim_fault_reset();
 		runs++;
-		KSIM_EXPECT(failures >= 1, "%s: allocation %lu of %lu was not reached", shape, n, total);
+		KSIM_EXPECT(failures >= 1, "%s: %s %lu of %lu was not reached", shape, what, n, total);
 		if (err) {
 			failed_runs++;
-			KSIM_EXPECT(err == -ENOMEM, "%s: fork failed with %d", shape, err);
+			KSIM_EXPECT(err == (cls == KSIM_FAULT_SIGNAL ? -EINTR : -ENOMEM),
+				    "%s: fork failed with %d", shape, err);
 			KSIM_EXPECT(child == NULL);
 		} else {
 			swallowed++;	/* a failure the kernel retried past (GFP_NOWAIT first) */
@@ -487,21 +497,22 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 			ksim_mm_exit(child);
 		}
 		KSIM_EXPECT(ksim_mm_snapshot_compare(snap, parent) == 0,
-			    "%s: parent changed by a fork failing at allocation %lu", shape, n);
+			    "%s: parent changed by a fork failing at %s %lu", shape, what, n);
 		ksim_mm_snapshot_free(snap);
 		check(parent, "failed fork");
 		if (ksim_problem_count(KSIM_P_TEST)) {
-			printf("# %s: first failure at allocation %lu of %lu (times=%ld)\n",
-			       shape, n, total, times);
+			printf("# %s: first failure at %s %lu of %lu (times=%ld)\n",
+			       shape, what, n, total, times);
 			break;
 		}
 	}
 	for (i = 0; i < nacc; i++)
 		sites_failed += acc[i].failed > 0;
-	printf("# %s, %s: %lu allocations per fork, %lu failed in turn (stride %lu): %lu forks failed, "
-	       "%lu recovered; %u allocation sites reached, %u failed\n",
-	       shape, times == 1 ? "fail allocation N only" : "fail allocations N..N+3",
-	       total, runs, stride, failed_runs, swallowed, nacc, sites_failed);
+	printf("# %s, %s: %lu %ss per fork, %lu failed in turn (stride %lu): %lu forks failed, "
+	       "%lu recovered; %u %s sites reached, %u failed\n",
+	       shape, cls == KSIM_FAULT_SIGNAL ? "signal pending from check N on" :
+	       times == 1 ? "fail allocation N only" : "fail allocations N..N+3",
+	       total, what, runs, stride, failed_runs, swallowed, nacc, what, sites_failed);
 	for (i = 0; i < nacc; i++)
 		printf("#   %-28s reached %8lu  failed %6lu\n", acc[i].name, acc[i].reached, acc[i].failed);
 }
@@ -762,6 +773,33 @@ KSIM_TEST(fork_sweep_anon_names)
 	}
 	check(p, "build");
 	fork_sweep("anon names", p, 1);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+void fork_signal_sweep(const char *shape, struct mm_struct *parent)
+{
+	fork_sweep_pass(shape, parent, 1, -1, KSIM_FAULT_SIGNAL);
+}
+
+/*
+ * A pending signal during fork (the fault engine's class signal): dup_mmap()
+ * takes the old mm's lock killably and, per VMA, checks fatal_signal_pending()
+ * (6.x) or takes the VMA's write lock killably (7.x), leaving by the same
+ * path as a failed allocation, -EINTR.  From the Nth check on a signal is
+ * pending (times=-1: it stays pending).
+ */
+KSIM_TEST(fork_signal_sweep)
+{
+	struct file *f;
+	struct mm_struct *p;
+
+	setup();
+	f = ksim_file_open("libc.so");
+	p = build_small(f, 0);
+	fork_signal_sweep("small", p);
 	ksim_mm_exit(p);
 	ksim_file_close(f);
 	check(NULL, "exit");

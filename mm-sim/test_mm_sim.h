@@ -21,5 +21,7 @@ struct file;
 struct mm_struct *build_small(struct file *f, unsigned long extra_flags);
 /* fail allocation N (then N..N+3) of a fork of @parent, N = 1 .. total */
 void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride);
+/* a signal pending from check N of a fork of @parent on (fault class signal): -EINTR, same contract */
+void fork_signal_sweep(const char *shape, struct mm_struct *parent);
 
 #endif

@@ -535,7 +535,7 @@ def summary_text(cov, info, sites):
     rows.append(["TOTAL"] + [frac(*tot[k]) for k in head[1:]])
     out = [f"kernel {info['kver']} ({info['ksrc']}); {info['what']}"] + table(rows, head)
     ks = {k: v for k, v in sites.items() if not k[2].startswith(tuple(d + "/" for d in OURS))}
-    for cls in ("alloc", "lock"):
+    for cls in ("alloc", "lock", "signal"):
         c = [v for k, v in ks.items() if k[0] == cls]
         out.append(f"fault sites in kernel code ({cls}): {len(c)} reached, "
                    f"{sum(1 for v in c if v[1])} ever failed")

@@ -36,7 +36,7 @@ static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ksim_fault_config cfg;
 static bool armed;
 static unsigned long calls, failures;
-static unsigned long class_failures[2];	/* alloc, lock */
+static unsigned long class_failures[3];	/* alloc, lock, signal */
 static bool lock_armed;			/* armed with KSIM_FAULT_LOCK */
 static struct ksim_rng rng;
 static struct site *site_table[SITE_BUCKETS];
@@ -48,6 +48,16 @@ static const char *export_path;
 static bool exporting;
 static unsigned long record_n;
 static uint64_t record_digest = 0xcbf29ce484222325ULL;
+
+static unsigned int cls_index(unsigned int cls)
+{
+	return cls == KSIM_FAULT_LOCK ? 1 : cls == KSIM_FAULT_SIGNAL ? 2 : 0;
+}
+
+static const char *cls_name(unsigned int cls)
+{
+	return cls == KSIM_FAULT_LOCK ? "lock" : cls == KSIM_FAULT_SIGNAL ? "signal" : "alloc";
+}
 
 static unsigned int site_hash(const char *func, const char *file, int line)
 {
@@ -205,7 +215,7 @@ static bool should_fail(const char *func, const char *file, int line,
 		}
 		if (fail) {
 			failures++;
-			class_failures[cls == KSIM_FAULT_LOCK]++;
+			class_failures[cls_index(cls)]++;
 			s->failed++;
 			if (x)
 				x->failed++;
@@ -228,6 +238,11 @@ bool ksim_should_fail_lock(const char *func, const char *file, int line)
 	return should_fail(func, file, line, KSIM_FAULT_LOCK, 0);
 }
 
+bool ksim_should_fail_signal(const char *func, const char *file, int line)
+{
+	return should_fail(func, file, line, KSIM_FAULT_SIGNAL, 0);
+}
+
 bool ksim_fault_lock_armed(void)
 {
 	return __atomic_load_n(&lock_armed, __ATOMIC_RELAXED) && !suspended;
@@ -241,6 +256,8 @@ unsigned long ksim_fault_class_failures(unsigned int classes)
 		n += __atomic_load_n(&class_failures[0], __ATOMIC_RELAXED);
 	if (classes & KSIM_FAULT_LOCK)
 		n += __atomic_load_n(&class_failures[1], __ATOMIC_RELAXED);
+	if (classes & KSIM_FAULT_SIGNAL)
+		n += __atomic_load_n(&class_failures[2], __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -339,7 +356,7 @@ void ksim_fault_report(FILE *out)
 		const char *f = strrchr(st[i].file, '/');
 
 		fprintf(out, "  %-5s %-32s %-34s:%-5d %10lu %8lu\n",
-			st[i].cls == KSIM_FAULT_LOCK ? "lock" : "alloc", st[i].func,
+			cls_name(st[i].cls), st[i].func,
 			f ? f + 1 : st[i].file, st[i].line, st[i].reached, st[i].failed);
 	}
 }
@@ -359,7 +376,7 @@ static void export_sites(void)
 	for (int b = 0; b < SITE_BUCKETS; b++)
 		for (struct site *s = export_table[b]; s; s = s->next)
 			fprintf(m, "%s\t%s\t%s\t%d\t%lu\t%lu\n",
-				s->cls == KSIM_FAULT_LOCK ? "lock" : "alloc", s->func,
+				cls_name(s->cls), s->func,
 				s->file, s->line, s->reached, s->failed);
 	pthread_mutex_unlock(&fault_lock);
 	fclose(m);
@@ -389,7 +406,7 @@ __attribute__((constructor)) static void export_init(void)
 	}
 }
 
-/* "alloc", "lock", "all", "alloc+lock": '+' joins classes (',' separates keys). */
+/* "alloc", "lock", "signal", "all", "alloc+lock": '+' joins classes (',' separates keys). */
 static int parse_classes(const char *val, unsigned int *classes)
 {
 	unsigned int c = 0;
@@ -401,6 +418,8 @@ static int parse_classes(const char *val, unsigned int *classes)
 			c |= KSIM_FAULT_ALLOC;
 		else if (n == 4 && !strncmp(val, "lock", n))
 			c |= KSIM_FAULT_LOCK;
+		else if (n == 6 && !strncmp(val, "signal", n))
+			c |= KSIM_FAULT_SIGNAL;
 		else if (n == 3 && !strncmp(val, "all", n))
 			c |= KSIM_FAULT_ALL;
 		else
@@ -473,7 +492,7 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 			c->nowait_only = strtol(val, &end, 0) != 0;
 		} else if (!strcmp(tok, "class")) {
 			if (parse_classes(val, &c->classes)) {
-				snprintf(err, errlen, "class=%s: expected alloc, lock, all or alloc+lock", val);
+				snprintf(err, errlen, "class=%s: expected alloc, lock, signal, all or a '+' list", val);
 				ret = -1;
 				break;
 			}

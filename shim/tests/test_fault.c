@@ -14,6 +14,9 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <ksim/fault.h>
 #include <ksim/slab.h>
 #include <ksim/test.h>
@@ -460,4 +463,44 @@ KSIM_TEST(fault_pattern_from_command_line)
 	printf("# fault pattern: %s\n", pattern);
 	/* The replay line is printed for failing tests: fail on request. */
 	KSIM_EXPECT(!getenv("KSIM_TEST_FAIL_ON_PURPOSE"), "failing on purpose to print the replay line");
+}
+
+/*
+ * Class signal: signal_pending()/fatal_signal_pending() and the killable and
+ * interruptible acquisitions consult the engine only when it is armed with
+ * class=signal (not with alloc, lock or all); an injected signal makes a
+ * killable acquisition return -EINTR without the lock.
+ */
+KSIM_TEST(signal_class)
+{
+	struct ksim_fault_config cfg;
+	char err[128];
+	DEFINE_MUTEX(m);
+	struct rw_semaphore s;
+
+	init_rwsem(&s);
+	KSIM_EXPECT_EQ(ksim_fault_parse("nth=1,class=signal", &cfg, err, sizeof(err)), 0);
+	KSIM_EXPECT_EQ(cfg.classes, KSIM_FAULT_SIGNAL);
+	KSIM_EXPECT_EQ(ksim_fault_parse("class=alloc+signal,p=0.5", &cfg, err, sizeof(err)), 0);
+	KSIM_EXPECT_EQ(cfg.classes, KSIM_FAULT_ALLOC | KSIM_FAULT_SIGNAL);
+	/* "all" is alloc and lock: no signals */
+	KSIM_EXPECT_EQ(ksim_fault_parse("nth=1,class=all", &cfg, err, sizeof(err)), 0);
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT(!signal_pending(current) && !fatal_signal_pending(current));
+	KSIM_EXPECT_EQ(down_write_killable(&s), 0);
+	up_write(&s);
+	/* from the 2nd check on, a signal is pending */
+	KSIM_EXPECT_EQ(ksim_fault_parse("nth=2,times=-1,class=signal", &cfg, err, sizeof(err)), 0);
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT(!signal_pending(current));
+	KSIM_EXPECT(fatal_signal_pending(current));
+	KSIM_EXPECT_EQ(down_write_killable(&s), -EINTR);
+	KSIM_EXPECT_EQ(down_read_killable(&s), -EINTR);
+	KSIM_EXPECT_EQ(mutex_lock_killable(&m), -EINTR);
+	KSIM_EXPECT(!rwsem_is_locked(&s) && !mutex_is_locked(&m), "a refused acquisition took the lock");
+	KSIM_EXPECT_EQ(ksim_fault_class_failures(KSIM_FAULT_SIGNAL), 4);
+	KSIM_EXPECT_EQ(ksim_fault_class_failures(KSIM_FAULT_ALL), 0);
+	ksim_fault_reset();
+	KSIM_EXPECT_EQ(mutex_lock_killable(&m), 0);
+	mutex_unlock(&m);
 }

@@ -121,7 +121,9 @@ static inline void ksim_mm_lock_seq_begin(struct mm_struct *mm)
 #define mmap_write_lock_killable(mm)	({ int __r = down_write_killable(&(mm)->mmap_lock);	\
 					   if (!__r) ksim_mm_lock_seq_begin(mm); __r; })
 #define vma_start_write(v)		ksim_vma_start_write(v, KSIM_SITE)
-#define vma_start_write_killable(v)	(ksim_vma_start_write(v, KSIM_SITE), 0)
+/* -EINTR (not locked) when a fatal signal is pending: the fault engine's class signal */
+#define vma_start_write_killable(v)	({ ksim_should_fail_signal(__func__, __FILE__, __LINE__) ? -EINTR : \
+					   (ksim_vma_start_write(v, KSIM_SITE), 0); })
 #define vma_assert_write_locked(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)
 #define vma_assert_locked(v)		ksim_vma_assert_locked(v, KSIM_SITE)
 #define vma_assert_can_modify(v)	ksim_vma_assert_write_locked(v, KSIM_SITE)

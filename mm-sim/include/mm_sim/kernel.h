@@ -481,7 +481,7 @@ typedef unsigned int zap_flags_t;
 #endif
 #define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
 #define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
-#define mmap_read_lock_killable(mm)	(down_read(&(mm)->mmap_lock), 0)
+#define mmap_read_lock_killable(mm)	down_read_killable(&(mm)->mmap_lock)
 #define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
 #define mmap_assert_write_locked(mm)	lockdep_assert_held_write(&(mm)->mmap_lock)
 #define i_mmap_lock_write(m)		down_write(&(m)->i_mmap_rwsem)

@@ -12,7 +12,16 @@
  *     ksim_should_fail_lock(site): res_spin_lock() (asm/rqspinlock.h: the
  *     caller gets -EDEADLK) and, on trees without rqspinlock, a BPF program
  *     re-entering a hash map whose bucket lock this CPU holds
- *     (shim/kernel/bpf/syscall.c: the kernel's map_locked check refuses it).
+ *     (shim/kernel/bpf/syscall.c: the kernel's map_locked check refuses it);
+ *   - signal: a pending signal, as another thread's kill() could leave it:
+ *     signal_pending() and fatal_signal_pending() ask
+ *     ksim_should_fail_signal(site) and may say yes, and the killable and
+ *     interruptible lock acquisitions (down_*_killable(),
+ *     mutex_lock_killable(), mmap_write_lock_killable(), ...) may return
+ *     -EINTR without the lock.  The kernel's fast path takes an uncontended
+ *     lock without looking at signals; the callers cannot tell, as the lock
+ *     may always be contended, so every such site may fail.  Not part of
+ *     class=all, whose runs expect -ENOMEM-style failures only.
  * A site is the kernel function that called the allocator or lock (its
  * __func__) plus file:line.  The engine can:
  *   - fail the Nth eligible allocation (nth=N; counting from 1), or every
@@ -45,6 +54,7 @@
 /* Site classes (bits of ksim_fault_config.classes; 0 means alloc). */
 #define KSIM_FAULT_ALLOC	0x1
 #define KSIM_FAULT_LOCK		0x2
+#define KSIM_FAULT_SIGNAL	0x4	/* armed by name only: not in "all" */
 #define KSIM_FAULT_ALL		(KSIM_FAULT_ALLOC | KSIM_FAULT_LOCK)
 
 struct ksim_fault_config {
@@ -99,6 +109,7 @@ void ksim_fault_resume(void);
 bool ksim_should_fail(const char *func, const char *file, int line, unsigned int gfp_flags);
 /* The hook of lock acquisitions that may fail (class lock). */
 bool ksim_should_fail_lock(const char *func, const char *file, int line);
+bool ksim_should_fail_signal(const char *func, const char *file, int line);
 /* True when the lock class is armed: callers may skip work otherwise. */
 bool ksim_fault_lock_armed(void);
 /* Failures injected into the class(es) since the last set/clear. */

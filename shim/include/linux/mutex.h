@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <linux/lockdep.h>
+#include <errno.h>
 
 struct ksim_task;
 
@@ -28,8 +29,11 @@ void mutex_destroy(struct mutex *m);
 #define mutex_init(m)			ksim_mutex_init((m), #m)
 #define mutex_lock(m)			ksim_mutex_lock((m), __FILE__, __LINE__)
 #define mutex_lock_nested(m, s)		mutex_lock(m)
-#define mutex_lock_interruptible(m)	({ mutex_lock(m); 0; })
-#define mutex_lock_killable(m)		({ mutex_lock(m); 0; })
+/* killable/interruptible: -EINTR under the fault engine's class signal (linux/rwsem.h) */
+bool ksim_should_fail_signal(const char *func, const char *file, int line);
+#define mutex_lock_interruptible(m)	\
+	({ ksim_should_fail_signal(__func__, __FILE__, __LINE__) ? -EINTR : (mutex_lock(m), 0); })
+#define mutex_lock_killable(m)		mutex_lock_interruptible(m)
 #define mutex_trylock(m)		ksim_mutex_trylock((m), __FILE__, __LINE__)
 #define mutex_unlock(m)			ksim_mutex_unlock((m), __FILE__, __LINE__)
 #define mutex_is_locked(m)		(__atomic_load_n(&(m)->owner, __ATOMIC_RELAXED) != 0)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <linux/lockdep.h>
+#include <errno.h>
 
 struct ksim_task;
 
@@ -42,13 +43,17 @@ int rwsem_is_contended(struct rw_semaphore *sem);
 #define init_rwsem(s)			ksim_init_rwsem((s), #s)
 #define down_read(s)			ksim_down_read((s), __FILE__, __LINE__)
 #define down_read_nested(s, c)		down_read(s)
-#define down_read_killable(s)		({ down_read(s); 0; })
-#define down_read_interruptible(s)	({ down_read(s); 0; })
+/* killable/interruptible: -EINTR when the fault engine's class signal says a signal is pending */
+bool ksim_should_fail_signal(const char *func, const char *file, int line);
+#define __ksim_lock_or_eintr(lock)	\
+	({ ksim_should_fail_signal(__func__, __FILE__, __LINE__) ? -EINTR : ((lock), 0); })
+#define down_read_killable(s)		__ksim_lock_or_eintr(down_read(s))
+#define down_read_interruptible(s)	__ksim_lock_or_eintr(down_read(s))
 #define down_read_trylock(s)		ksim_down_read_trylock((s), __FILE__, __LINE__)
 #define up_read(s)			ksim_up_read((s), __FILE__, __LINE__)
 #define down_write(s)			ksim_down_write((s), __FILE__, __LINE__)
 #define down_write_nested(s, c)		down_write(s)
-#define down_write_killable(s)		({ down_write(s); 0; })
+#define down_write_killable(s)		__ksim_lock_or_eintr(down_write(s))
 #define down_write_trylock(s)		ksim_down_write_trylock((s), __FILE__, __LINE__)
 #define up_write(s)			ksim_up_write((s), __FILE__, __LINE__)
 #define downgrade_write(s)		ksim_downgrade_write((s), __FILE__, __LINE__)

@@ -18,8 +18,10 @@ void __ksim_might_sleep(const char *file, int line);
 #define might_resched()		do { } while (0)
 #define might_fault()		might_sleep()
 #define sched_annotate_sleep()	do { } while (0)
-#define fatal_signal_pending(p)	0
-#define signal_pending(p)	0
+/* A pending signal is the fault engine's class signal (ksim/fault.h): none unless armed. */
+bool ksim_should_fail_signal(const char *func, const char *file, int line);
+#define fatal_signal_pending(p)	ksim_should_fail_signal(__func__, __FILE__, __LINE__)
+#define signal_pending(p)	ksim_should_fail_signal(__func__, __FILE__, __LINE__)
 #define need_resched()		0
 #define schedule()		sched_yield()
 #define yield()			sched_yield()
