@@ -306,6 +306,12 @@ def known_mm():
             "mremap-shrink-move-overcharge": bytes([0]) + b"".join([
         mmap(0, R | W, 0, 40), touch(0, 0, 40, write=True),
         mremap(0, MOVE_FIXED, 0, 40, 20, 0, new_win=1)]),
+            # mm-mremap-oom-unmap-commit-leak without VM_ACCOUNT (PROT_NONE): the
+            # grown move fails, and so does the unmap of the new VMA: it stays
+            # (a campaign's input, reduced: page tables under the source matter)
+            "mremap-oom-unmap-new-vma-stays": bytes([0]) + b"".join([
+        mmap(0, R | X | FILE, 0, 49, 0x30), mmap(0, 0, 0, 1), touch(0, 0, 16),
+        mremap(0, MOVE_FIXED, 0, 1, 49, 304, new_win=1, fault=0xf3)]),
             # madvise(MADV_WIPEONFORK) on a faulted mapping, moved, fork, then a
             # split in the child (naming one page of it)
             "fork-wipeonfork-stale-pgoff": bytes([0]) + b"".join([
