@@ -188,6 +188,11 @@ ksim_feature(KSIM_HAVE_MLOCK_PAGES_VMA_FLAGS FILE mm/mlock.c
 ksim_feature(KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR FILE mm/mlock.c
   REGEX "^[ \t]+const vma_flags_t \\*flags\\)"
   WHY "apply_vma_lock_flags(start, len, const vma_flags_t *flags)")
+ksim_feature(KSIM_HAVE_LOCK_MM_AND_FIND_VMA_MMAP_LOCK_C FILE mm/mmap_lock.c
+  REGEX "^struct vm_area_struct \\*lock_mm_and_find_vma\\(struct mm_struct \\*mm,$"
+  WHY "the page fault's lock_mm_and_find_vma() moved from mm/memory.c to mm/mmap_lock.c")
+ksim_feature(KSIM_HAVE_EXPAND_DOWNWARDS_IN_VMA_C FILE mm/vma.c REGEX "^int expand_downwards\\("
+  WHY "expand_downwards() and acct_stack_growth() moved from mm/mmap.c to mm/vma.c")
 ksim_feature(KSIM_HAVE_MADVISE_BEHAVIOR FILE mm/madvise.c
   REGEX "^static int madvise_update_vma\\(vm_flags_t new_flags,$"
   WHY "madvise_update_vma(new_flags, struct madvise_behavior *): the VMA, range and name travel in one struct")

@@ -527,8 +527,22 @@ int ksim_touch(struct mm_struct *mm, unsigned long addr, bool write)
 	int ret = 0;
 
 	ksim_set_current(mm);
+#if KSIM_HAVE_MM_VMA_C
+	/*
+	 * The tree's own lookup of a page fault (x86's do_user_addr_fault()
+	 * after the per-VMA lock attempt): below a VM_GROWSDOWN VMA it takes
+	 * the mmap lock for writing and grows the stack (expand_stack_locked()),
+	 * then holds it for reading; NULL (mmap lock dropped) is SIGSEGV.
+	 */
+	vma = lock_mm_and_find_vma(mm, addr, NULL);
+	if (!vma) {
+		ksim_set_current(NULL);
+		return -EFAULT;
+	}
+#else
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
+#endif
 	if (!vma || !(vma->vm_flags & (write ? VM_WRITE : VM_READ))) {
 		ret = -EFAULT;
 		goto out;

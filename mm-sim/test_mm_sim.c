@@ -805,3 +805,120 @@ KSIM_TEST(fork_signal_sweep)
 	check(NULL, "exit");
 	check_all_freed();
 }
+
+/*
+ * Stack growth through the page fault's own lookup (lock_mm_and_find_vma()
+ * -> expand_stack_locked() -> expand_downwards(), acct_stack_growth()): a
+ * touch below a VM_GROWSDOWN VMA grows it, unless an accessible VMA below
+ * is closer than stack_guard_gap (256 pages) to the new start; the counters
+ * (stack_vm, total_vm, locked_vm for a VM_LOCKED stack) follow, faulted
+ * stacks keep their anon_vma tree right (ksim_mm_check()).  Then every
+ * allocation of a growing fault fails in turn, and a signal at the lock
+ * upgrade: a refused growth fails the fault (-EFAULT: SIGSEGV) and changes
+ * nothing; a failure after the growth (the fault's own allocations) leaves
+ * the stack grown.
+ */
+KSIM_TEST(stack_growth)
+{
+	const unsigned long S = 0x7f0000000000UL, GAP = 256 * PG;
+	struct mm_struct *mm, *c;
+	struct ksim_vma_info vi;
+	struct ksim_mm_info in0, in;
+	struct ksim_fault_config cfg;
+	unsigned long n, total, failed = 0, refused = 0;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	mm = ksim_mm_new();
+	KSIM_EXPECT(!ksim_mmap(mm, S, 16 * PG, STACK, NULL, 0));
+	KSIM_EXPECT(!ksim_touch(mm, S + 15 * PG, true));
+	ksim_mm_info(mm, &in0);
+	/* one page below: the stack grows by one page */
+	KSIM_EXPECT_EQ(ksim_touch(mm, S - PG, true), 0);
+	check(mm, "stack grown by a page");
+	KSIM_EXPECT(ksim_mm_find_vma(mm, S - PG, &vi) && vi.start == S - PG && vi.end == S + 16 * PG,
+		    "stack [%#lx, %#lx)", vi.start, vi.end);
+	ksim_mm_info(mm, &in);
+	KSIM_EXPECT_EQ(in.stack_vm, in0.stack_vm + 1);
+	KSIM_EXPECT_EQ(in.total_vm, in0.total_vm + 1);
+	/* far below (no VMA under it): grows all the way */
+	KSIM_EXPECT_EQ(ksim_touch(mm, S - 300 * PG, false), 0);
+	check(mm, "stack grown by 300 pages");
+	KSIM_EXPECT(ksim_mm_find_vma(mm, S - 300 * PG, &vi) && vi.start == S - 300 * PG);
+	/* a mapping below: the guard gap holds the stack 256 pages above it */
+	KSIM_EXPECT(!ksim_mmap(mm, S - 600 * PG, 8 * PG, ANON_RW, NULL, 0));
+	KSIM_EXPECT_EQ(ksim_touch(mm, S - 592 * PG + GAP - PG, true), -EFAULT);
+	KSIM_EXPECT(ksim_mm_find_vma(mm, S - 400 * PG, &vi) && vi.start == S - 300 * PG,
+		    "a refused growth moved the stack to %#lx", vi.start);
+	KSIM_EXPECT_EQ(ksim_touch(mm, S - 592 * PG + GAP, true), 0);
+	check(mm, "stack grown to the guard gap");
+	/* a PROT_NONE mapping below is no reason for a gap */
+	KSIM_EXPECT(!ksim_munmap(mm, S - 600 * PG, 8 * PG));
+	KSIM_EXPECT(!ksim_mmap(mm, S - 400 * PG, 8 * PG, KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE, NULL, 0));
+	KSIM_EXPECT_EQ(ksim_touch(mm, S - 392 * PG, true), 0);
+	check(mm, "stack grown onto a PROT_NONE mapping");
+	/* the child's stack is the grown one, and grows on its own */
+	KSIM_ASSERT(!ksim_fork(mm, &c));
+	KSIM_EXPECT_EQ(ksim_touch(c, S - 393 * PG, true), -EFAULT);	/* the PROT_NONE mapping */
+	ksim_mm_exit(c);
+
+	/* a VM_LOCKED stack: locked_vm grows with it (ksim_mm_check()) */
+	KSIM_EXPECT(!ksim_mmap(mm, S + 0x100000000UL, 4 * PG, STACK | KSIM_VM_LOCKED, NULL, 0));
+	KSIM_EXPECT_EQ(ksim_touch(mm, S + 0x100000000UL - 10 * PG, true), 0);
+	check(mm, "locked stack grown");
+
+	/*
+	 * every allocation of a growing fault on a never-touched stack (its
+	 * anon_vma comes with the growth) fails in turn; then a signal at the
+	 * lock upgrade.  A fresh stack each time, at its own address.
+	 */
+#define T(k)	(S + 0x200000000UL + (unsigned long)(k) * 0x1000000UL)
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nth = ~0UL;
+	KSIM_EXPECT(!ksim_mmap(mm, T(0), 4 * PG, STACK, NULL, 0));
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT_EQ(ksim_touch(mm, T(0) - 2 * PG, true), 0);
+	total = ksim_fault_calls();
+	ksim_fault_reset();
+	KSIM_EXPECT(!ksim_munmap(mm, T(0) - 2 * PG, 6 * PG));
+	for (n = 1; n <= total + 1; n++) {
+		struct ksim_mm_snapshot *snap;
+		unsigned int cls = n <= total ? KSIM_FAULT_ALLOC : KSIM_FAULT_SIGNAL;
+		int r;
+
+		KSIM_EXPECT(!ksim_mmap(mm, T(n), 4 * PG, STACK, NULL, 0));
+		snap = ksim_mm_snapshot(mm);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nth = n <= total ? n : 1;
+		cfg.classes = cls;
+		ksim_fault_set(&cfg);
+		r = ksim_touch(mm, T(n) - 2 * PG, true);
+		ksim_fault_reset();
+		check(mm, "a growing fault with a failure");
+		/*
+		 * -EFAULT: the growth was refused (SIGSEGV), nothing changed;
+		 * -ENOMEM: the stack grew, then the fault itself ran out of
+		 * memory (VM_FAULT_OOM): the growth stays, as in the kernel.
+		 */
+		if (r) {
+			failed++;
+			KSIM_EXPECT(r == -EFAULT || r == -ENOMEM, "a growing fault: %d", r);
+			KSIM_EXPECT(r != -EFAULT || ksim_mm_snapshot_compare(snap, mm) == 0,
+				    "a refused growth (%s %lu) changed the process",
+				    cls == KSIM_FAULT_SIGNAL ? "signal" : "allocation", n);
+		}
+		refused += r == -EFAULT;
+		KSIM_EXPECT(!ksim_munmap(mm, T(n) - 2 * PG, 6 * PG));
+		ksim_mm_snapshot_free(snap);
+	}
+#undef T
+	printf("# a growing fault: %lu allocations, each failed in turn, then a signal: %lu faults failed, "
+	       "%lu of them refusing the growth\n", total, failed, refused);
+	KSIM_EXPECT(failed >= 1, "no growing fault failed");
+	ksim_mm_exit(mm);
+	check(NULL, "exit");
+	check_all_freed();
+}

@@ -482,6 +482,16 @@ typedef unsigned int zap_flags_t;
 #define mmap_read_lock(mm)		down_read(&(mm)->mmap_lock)
 #define mmap_read_unlock(mm)		up_read(&(mm)->mmap_lock)
 #define mmap_read_lock_killable(mm)	down_read_killable(&(mm)->mmap_lock)
+#define mmap_read_trylock(mm)		down_read_trylock(&(mm)->mmap_lock)
+/* a page fault from user mode (ksim_touch() passes no registers) */
+struct pt_regs;
+#define user_mode(regs)			true
+#define exception_ip(regs)		0UL
+#define search_exception_tables(ip)	((void *)NULL)
+struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigned long addr,
+					    struct pt_regs *regs);
+int expand_stack_locked(struct vm_area_struct *vma, unsigned long address);
+int expand_downwards(struct vm_area_struct *vma, unsigned long address);
 #define mmap_assert_locked(mm)		lockdep_assert_held(&(mm)->mmap_lock)
 #define mmap_assert_write_locked(mm)	lockdep_assert_held_write(&(mm)->mmap_lock)
 #define i_mmap_lock_write(m)		down_write(&(m)->i_mmap_rwsem)
@@ -784,6 +794,8 @@ unsigned long mmap_region(struct file *file, unsigned long addr,
 void vma_set_page_prot(struct vm_area_struct *vma);
 #if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* mm/mmap.c, extracted; mm/vma.c calls it */
 bool mlock_future_ok(const struct mm_struct *mm, bool is_vma_locked, unsigned long bytes);
+#elif KSIM_HAVE_MM_VMA_C	/* mm/internal.h's older shape (extract/mremap.txt); acct_stack_growth() calls it */
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes);
 #endif
 struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
 void unlink_file_vma(struct vm_area_struct *vma);
