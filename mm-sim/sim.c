@@ -314,6 +314,71 @@ int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long 
 #endif
 }
 
+int ksim_mm_take_all_locks(struct mm_struct *mm, void (*held)(struct mm_struct *mm, void *arg),
+			   void *arg)
+{
+#if KSIM_HAVE_MM_VMA_C
+	int ret;
+
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	ret = mm_take_all_locks(mm);
+	if (!ret) {
+		if (held)
+			held(mm, arg);
+		mm_drop_all_locks(mm);
+	}
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* Distinct file mappings and anon_vma roots of @mm's VMAs, and how many of each are write-locked. */
+void ksim_mm_all_locks_count(struct mm_struct *mm, unsigned long *mappings, unsigned long *mappings_locked,
+			     unsigned long *anon_roots, unsigned long *anon_roots_locked)
+{
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+	void *seen[512];
+	unsigned int n = 0;
+
+	bool lock = !lockdep_is_held(&mm->mmap_lock);
+
+	*mappings = *mappings_locked = *anon_roots = *anon_roots_locked = 0;
+	if (lock)
+		mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		struct anon_vma_chain *avc;
+		struct address_space *m = vma->vm_file ? vma->vm_file->f_mapping : NULL;
+		unsigned int i;
+
+		for (i = 0; m && i < n && seen[i] != m; i++)
+			;
+		if (m && i == n && n < 512) {
+			seen[n++] = m;
+			(*mappings)++;
+			*mappings_locked += rwsem_is_locked(&m->i_mmap_rwsem) &&
+					    test_bit(AS_MM_ALL_LOCKS, &m->flags);
+		}
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
+			struct anon_vma *root = avc->anon_vma->root;
+
+			for (i = 0; i < n && seen[i] != root; i++)
+				;
+			if (i == n && n < 512) {
+				seen[n++] = root;
+				(*anon_roots)++;
+				*anon_roots_locked += rwsem_is_locked(&root->rwsem);
+			}
+		}
+	}
+	if (lock)
+		mmap_read_unlock(mm);
+}
+
 /* do_mprotect_pkey()'s loop over the VMAs in range, without pkeys/PROT_GROWS*. */
 int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  unsigned long access)

@@ -922,3 +922,83 @@ KSIM_TEST(stack_growth)
 	check(NULL, "exit");
 	check_all_freed();
 }
+
+struct all_locks_seen {
+	unsigned long mappings, mappings_locked, roots, roots_locked;
+};
+
+static void all_locks_held(struct mm_struct *mm, void *arg)
+{
+	struct all_locks_seen *s = arg;
+
+	ksim_mm_all_locks_count(mm, &s->mappings, &s->mappings_locked, &s->roots, &s->roots_locked);
+}
+
+/*
+ * mm_take_all_locks()/mm_drop_all_locks() (mmu_notifier_register()'s):
+ * every file mapping and every anon_vma root of the mm locked once (shared
+ * roots after fork, several VMAs of one file), all released after, with the
+ * marker bits they set (AS_MM_ALL_LOCKS, the anon_vma tree root's low bit)
+ * cleared: ksim_mm_check() walks those trees.  Then a signal at each of its
+ * checks in turn: -EINTR, and whatever it took is dropped again.
+ */
+KSIM_TEST(mm_take_all_locks)
+{
+	struct all_locks_seen seen;
+	struct mm_struct *p, *c;
+	struct ksim_fault_config cfg;
+	struct file *f;
+	unsigned long n, total, eintr = 0;
+	int r;
+
+	setup();
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	f = ksim_file_open("libc.so");
+	p = build_small(f, 0);
+	KSIM_EXPECT(!ksim_mmap(p, 0x60000000, 8 * PG, TEXT, f, 100));	/* the same file again */
+	KSIM_ASSERT(!ksim_fork(p, &c));
+	KSIM_EXPECT(!ksim_touch(c, 0x60000000, false));
+	memset(&seen, 0, sizeof(seen));
+	KSIM_EXPECT_EQ(ksim_mm_take_all_locks(c, all_locks_held, &seen), 0);
+	KSIM_EXPECT(seen.mappings >= 1 && seen.mappings_locked == seen.mappings,
+		    "%lu of %lu file mappings locked", seen.mappings_locked, seen.mappings);
+	KSIM_EXPECT(seen.roots >= 1 && seen.roots_locked == seen.roots,
+		    "%lu of %lu anon_vma roots locked", seen.roots_locked, seen.roots);
+	check(c, "after mm_drop_all_locks()");
+	check(p, "the parent, sharing the anon_vma roots");
+	all_locks_held(c, &seen);
+	KSIM_EXPECT(!seen.mappings_locked && !seen.roots_locked, "%lu mappings, %lu roots still locked",
+		    seen.mappings_locked, seen.roots_locked);
+	/* a signal pending from check N on */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.nth = ~0UL;
+	cfg.classes = KSIM_FAULT_SIGNAL;
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT_EQ(ksim_mm_take_all_locks(c, NULL, NULL), 0);
+	total = ksim_fault_calls();
+	ksim_fault_reset();
+	for (n = 1; n <= total; n++) {
+		cfg.nth = n;
+		cfg.times = -1;
+		ksim_fault_set(&cfg);
+		r = ksim_mm_take_all_locks(c, NULL, NULL);
+		ksim_fault_reset();
+		eintr += r == -EINTR;
+		KSIM_EXPECT(r == -EINTR, "signal at check %lu of %lu: %d", n, total, r);
+		check(c, "after an interrupted mm_take_all_locks()");
+		all_locks_held(c, &seen);
+		KSIM_EXPECT(!seen.mappings_locked && !seen.roots_locked,
+			    "signal at check %lu: %lu mappings, %lu roots left locked", n,
+			    seen.mappings_locked, seen.roots_locked);
+	}
+	printf("# mm_take_all_locks: %lu file mappings, %lu anon_vma roots; %lu signal checks, "
+	       "each interrupting it (%lu -EINTR)\n", seen.mappings, seen.roots, total, eintr);
+	ksim_mm_exit(c);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}

@@ -102,6 +102,18 @@ static inline unsigned long ksim_madv_model_flags(int advice, unsigned long flag
 }
 int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
 int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name);
+/*
+ * What mmu_notifier_register() does around its update (mm/mmu_notifier.c):
+ * the mmap write lock, mm_take_all_locks() (every file mapping's i_mmap_rwsem
+ * and anon_vma root lock of @mm, each once), @held while they are held,
+ * mm_drop_all_locks().  Returns mm_take_all_locks()'s result (-EINTR: a
+ * signal, fault class signal); -ENOSYS on a tree without mm/vma.c.
+ */
+int ksim_mm_take_all_locks(struct mm_struct *mm, void (*held)(struct mm_struct *mm, void *arg),
+			   void *arg);
+/* While ksim_mm_take_all_locks() holds them (or any time): mappings and anon_vma roots of @mm, and how many are locked. */
+void ksim_mm_all_locks_count(struct mm_struct *mm, unsigned long *mappings, unsigned long *mappings_locked,
+			     unsigned long *anon_roots, unsigned long *anon_roots_locked);
 /* Where the heap starts (start_brk = brk = @start), as exec would set it. */
 void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start);
 /*
