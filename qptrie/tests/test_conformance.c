@@ -26,6 +26,7 @@
  * must be refused with -EBUSY.
  */
 #include <linux/kernel.h>
+#include <linux/jhash.h>
 #include <ksim/bpf.h>
 #include <ksim/bpf_mem.h>
 #include <ksim/fault.h>
@@ -476,5 +477,88 @@ KSIM_TEST(create_checks)
 		KSIM_EXPECT(!map && err == t[i].want, "case %zu (%s): err %d want %d",
 			    i, t[i].variant, err, t[i].want);
 		ksim_bpf_map_free(map);
+	}
+}
+
+/*
+ * Two keys whose 32-bit hashes are equal (found by brute force for
+ * BPF_F_ZERO_SEED's hashrnd 0, 6-byte keys: jhash() in every tree) share a
+ * bucket and a hash: the map must still tell them apart by their bytes.
+ * Random keys never collide in full, so nothing else checks this.
+ */
+struct hk {
+	u32 hash;
+	u8 key[6];
+};
+
+static int hk_cmp(const void *a, const void *b)
+{
+	const struct hk *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static bool find_collision(u8 *a, u8 *b)
+{
+	const u32 n = 1u << 18;
+	struct hk *t = calloc(n, sizeof(*t));
+	bool found = false;
+
+	for (u32 i = 0; i < n; i++) {
+		u32 v = i * 2654435761u;
+
+		memcpy(t[i].key, &v, 4);
+		t[i].key[4] = (u8)i;
+		t[i].key[5] = (u8)(i >> 8);
+		t[i].hash = jhash(t[i].key, 6, 0);
+	}
+	qsort(t, n, sizeof(*t), hk_cmp);
+	for (u32 i = 1; i < n && !found; i++)
+		if (t[i].hash == t[i - 1].hash && memcmp(t[i].key, t[i - 1].key, 6)) {
+			memcpy(a, t[i - 1].key, 6);
+			memcpy(b, t[i].key, 6);
+			found = true;
+		}
+	free(t);
+	return found;
+}
+
+KSIM_TEST(hash_collisions)
+{
+	static const char *const variants[] = { "hash", "hash_noprealloc", "lru_hash", "lru_hash_nocommon" };
+	u8 a[6], b[6], k[8], va[8] = "AAAAAAA", vb[8] = "BBBBBBB", got[8];
+	u32 klen;
+
+	KSIM_ASSERT(find_collision(a, b), "no two keys with one hash among 2^18");
+	KSIM_ASSERT(jhash(a, 6, 0) == jhash(b, 6, 0));
+	for (unsigned int v = 0; v < ARRAY_SIZE(variants); v++) {
+		const struct ksim_bpf_variant *var = ksim_bpf_variant_find(variants[v]);
+		struct ksim_bpf_map_attr at = { .key_size = 6, .value_size = 8, .max_entries = 16,
+						.map_flags = BPF_F_ZERO_SEED };
+		struct bpf_map *m;
+		int err;
+
+		KSIM_ASSERT(var, "variant %s", variants[v]);
+		m = ksim_bpf_map_create(var, &at, &err);
+		KSIM_ASSERT(m, "%s: create: %d", variants[v], err);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(m, a, 6, va, BPF_ANY), 0);
+		KSIM_EXPECT(ksim_bpf_map_lookup(m, b, 6, got, 0) == -ENOENT,
+			    "%s: the colliding key found before it was stored", variants[v]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(m, b, 6, vb, BPF_EXIST), -ENOENT);
+		KSIM_EXPECT_EQ(ksim_bpf_map_delete(m, b, 6), -ENOENT);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(m, b, 6, vb, BPF_NOEXIST), 0);
+		KSIM_EXPECT(!ksim_bpf_map_lookup(m, a, 6, got, 0) && !memcmp(got, va, 8), "%s: a", variants[v]);
+		KSIM_EXPECT(!ksim_bpf_map_lookup(m, b, 6, got, 0) && !memcmp(got, vb, 8), "%s: b", variants[v]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_delete(m, a, 6), 0);
+		KSIM_EXPECT(!ksim_bpf_map_lookup(m, b, 6, got, 0) && !memcmp(got, vb, 8),
+			    "%s: b after deleting a", variants[v]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(m, a, 6, got, 0), -ENOENT);
+		klen = sizeof(k);
+		KSIM_EXPECT(!ksim_bpf_map_get_next_key(m, NULL, 0, k, &klen) && !memcmp(k, b, 6),
+			    "%s: the walk", variants[v]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_get_next_key(m, b, 6, k, &klen), -ENOENT);
+		KSIM_EXPECT(!ksim_bpf_map_lookup_and_delete(m, b, 6, got, 0) && !memcmp(got, vb, 8),
+			    "%s: lookup_and_delete", variants[v]);
+		ksim_bpf_map_free(m);
 	}
 }
