@@ -878,6 +878,27 @@ static struct ksim_av_count *ksim_av_find(struct ksim_av_count *t, unsigned long
 	return NULL;
 }
 
+/* A table of counts by object (anon_vmas; anonymous VMA names), and what the walk adds up. */
+struct ksim_av_table {
+	struct ksim_av_count *t;
+	unsigned long n, cap;
+	unsigned long accounted;	/* pages of VM_ACCOUNT VMAs */
+};
+
+static struct ksim_av_count *ksim_av_get(struct ksim_av_table *tab, void *obj)
+{
+	struct ksim_av_count *c = ksim_av_find(tab->t, tab->n, obj);
+
+	if (c)
+		return c;
+	if (tab->n == tab->cap)
+		tab->t = realloc(tab->t, (tab->cap = tab->cap ? 2 * tab->cap : 64) * sizeof(*tab->t));
+	c = &tab->t[tab->n++];
+	memset(c, 0, sizeof(*c));
+	c->av = obj;
+	return c;
+}
+
 /* @fn on every VMA of every live mm, each mm under its mmap read lock */
 static void ksim_for_each_live_vma(void (*fn)(struct vm_area_struct *vma, void *arg), void *arg)
 {
@@ -908,38 +929,21 @@ static void ksim_for_each_live_vma(void (*fn)(struct vm_area_struct *vma, void *
  * its reference until then: a count that does not add up is taken again
  * after rcu_barrier() before it is reported.
  */
-struct ksim_name_count {
-	struct ksim_av_count *t;
-	unsigned long n, cap;
-};
-
 static void ksim_anon_name_count(struct vm_area_struct *vma, void *arg)
 {
-	struct ksim_name_count *nc = arg;
-	struct ksim_av_count *c;
-
-	if (!vma->anon_name)
-		return;
-	c = ksim_av_find(nc->t, nc->n, (void *)vma->anon_name);
-	if (!c) {
-		if (nc->n == nc->cap)
-			nc->t = realloc(nc->t, (nc->cap = nc->cap ? 2 * nc->cap : 64) * sizeof(*nc->t));
-		c = &nc->t[nc->n++];
-		memset(c, 0, sizeof(*c));
-		c->av = (void *)vma->anon_name;
-	}
-	c->active++;
+	if (vma->anon_name)
+		ksim_av_get(arg, (void *)vma->anon_name)->active++;
 }
 
 static unsigned long ksim_anon_name_check(bool report)
 {
-	struct ksim_name_count nc = { NULL, 0, 0 };
+	struct ksim_av_table tab = { 0 };
 	struct ksim_av_count *t;
 	unsigned long bad = 0, n, i;
 
-	ksim_for_each_live_vma(ksim_anon_name_count, &nc);
-	t = nc.t;
-	n = nc.n;
+	ksim_for_each_live_vma(ksim_anon_name_count, &tab);
+	t = tab.t;
+	n = tab.n;
 	for (i = 0; i < n; i++) {
 		struct anon_vma_name *an = (void *)t[i].av;
 
@@ -972,50 +976,37 @@ static void ksim_file_count(struct vm_area_struct *vma, void *arg)
 	fc->writable += vma_is_shared_maywrite(vma);
 }
 
+/* per VMA: its VM_ACCOUNT pages, its chain's avcs per anon_vma, its own anon_vma */
+static void ksim_av_count_vma(struct vm_area_struct *vma, void *arg)
+{
+	struct ksim_av_table *tab = arg;
+	struct anon_vma_chain *avc;
+	struct ksim_av_count *c;
+
+	if (vma->vm_flags & VM_ACCOUNT)
+		tab->accounted += vma_pages(vma);
+	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
+		ksim_av_get(tab, avc->anon_vma)->avcs++;
+	if (vma->anon_vma) {
+		c = ksim_av_find(tab->t, tab->n, vma->anon_vma);
+		if (c)
+			c->active++;
+	}
+}
+
 unsigned long ksim_mm_check_global(void)
 {
-	unsigned long bad = 0, n = 0, cap = 64, i, accounted = 0;
+	struct ksim_av_table tab = { 0 };
+	unsigned long bad = 0, n, i, accounted;
 	struct ksim_av_count *t;
-	struct mm_struct *mm;
 	struct file *f;
 
 	if (ksim_mm_checks_off)
 		return 0;
-	t = calloc(cap, sizeof(*t));
-	list_for_each_entry(mm, &ksim_mms, ksim_mms) {
-		struct vm_area_struct *vma;
-		VMA_ITERATOR(vmi, mm, 0);
-
-		if (mm->ksim_exited)	/* only its mm_struct is left (a uffd context holds it) */
-			continue;
-		mmap_read_lock(mm);
-		for_each_vma(vmi, vma) {
-			struct anon_vma_chain *avc;
-			struct ksim_av_count *c;
-
-			if (xa_is_zero(vma))
-				break;
-			if (vma->vm_flags & VM_ACCOUNT)
-				accounted += vma_pages(vma);
-			list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
-				c = ksim_av_find(t, n, avc->anon_vma);
-				if (!c) {
-					if (n == cap)
-						t = realloc(t, (cap *= 2) * sizeof(*t));
-					c = &t[n++];
-					memset(c, 0, sizeof(*c));
-					c->av = avc->anon_vma;
-				}
-				c->avcs++;
-			}
-			if (vma->anon_vma) {
-				c = ksim_av_find(t, n, vma->anon_vma);
-				if (c)
-					c->active++;
-			}
-		}
-		mmap_read_unlock(mm);
-	}
+	ksim_for_each_live_vma(ksim_av_count_vma, &tab);
+	t = tab.t;
+	n = tab.n;
+	accounted = tab.accounted;
 	for (i = 0; i < n; i++) {
 		struct ksim_av_count *p = ksim_av_find(t, n, t[i].av->parent);
 

@@ -43,6 +43,17 @@ static void setup(void)
 
 void maple_tree_init(void);
 
+/* The operations below fork/exit need mm/vma.c (6.12 and later): else the test is skipped. */
+static bool skip_without_vma_c(void)
+{
+	setup();
+	if (ksim_mm_has_vma_c())
+		return false;
+	printf("# skipped: this tree has no mm/vma.c\n");
+	return true;
+}
+
+
 /* The caches (maple nodes, vm_area_struct, anon_vma, anon_vma_chain) live
  * for the whole run, as the kernel's do: created before any test starts. */
 int main(int argc, char **argv)
@@ -144,11 +155,8 @@ KSIM_TEST(ops_vma_c)
 	struct file *f;
 	struct ksim_mm_info in;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	f = ksim_file_open("data.bin");
 	mm = ksim_mm_new();
 	/* three adjacent anonymous mmaps merge into one VMA (vma_merge_new_range) */
@@ -603,11 +611,8 @@ KSIM_TEST(mmap_sweep)
 	unsigned long n, failed = 0, ok = 0;
 	struct file *f;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	f = ksim_file_open("lib.so");
 	for (n = 1; ; n++) {
 		struct mm_struct *mm = ksim_mm_new();
@@ -672,11 +677,8 @@ KSIM_TEST(anon_names)
 	struct file *f;
 	const unsigned long A = 0x10000000, F = 0x20000000, S = 0x30000000;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	f = ksim_file_open("data.bin");
 	mm = ksim_mm_new();
 	KSIM_EXPECT(!ksim_mmap(mm, A, 16 * PG, ANON_RW, NULL, 0));
@@ -753,11 +755,8 @@ KSIM_TEST(fork_sweep_anon_names)
 	unsigned long a;
 	int i;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	f = ksim_file_open("libc.so");
 	p = build_small(f, 0);
 	for (i = 0, a = 0x100000000UL; i < 12; i++, a += 0x200000) {
@@ -827,11 +826,8 @@ KSIM_TEST(stack_growth)
 	struct ksim_fault_config cfg;
 	unsigned long n, total, failed = 0, refused = 0;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	mm = ksim_mm_new();
 	KSIM_EXPECT(!ksim_mmap(mm, S, 16 * PG, STACK, NULL, 0));
 	KSIM_EXPECT(!ksim_touch(mm, S + 15 * PG, true));
@@ -951,11 +947,8 @@ KSIM_TEST(mm_take_all_locks)
 	unsigned long n, total, eintr = 0;
 	int r;
 
-	setup();
-	if (!ksim_mm_has_vma_c()) {
-		printf("# skipped: this tree has no mm/vma.c\n");
+	if (skip_without_vma_c())
 		return;
-	}
 	f = ksim_file_open("libc.so");
 	p = build_small(f, 0);
 	KSIM_EXPECT(!ksim_mmap(p, 0x60000000, 8 * PG, TEXT, f, 100));	/* the same file again */

@@ -155,6 +155,31 @@ static void check_walk(void)
 }
 
 /*
+ * An update's result against the model (an LRU may evict the very key it
+ * updates: *@i becomes -1).  False: a lock was refused, nothing to check.
+ */
+static bool judge_update(const char *what, const u8 *key, u32 klen, u64 flags, int err, int *i,
+			 unsigned long live0)
+{
+	int want;
+
+	if (lock_refused(true, err, live0)) {
+		lru_reconcile(NULL, klen);
+		return false;
+	}
+	want = ksim_bpf_model_update_expect(&M.m, key, klen, flags);
+	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, *i >= 0, flags, err)) {
+		ksim_bpf_model_del(&M.m, *i);
+		*i = -1;
+		want = err;
+	}
+	if (err != want)
+		ksim_test_fail(__FILE__, __LINE__, what, "flags %llu: got %d want %d (n %u)",
+			       (unsigned long long)flags, err, want, M.m.n);
+	return true;
+}
+
+/*
  * A program on this CPU using a per-CPU hash (htab_percpu_map_lookup_elem()
  * and htab_percpu_map_update_elem(), their LRU twins): a lookup returns this
  * CPU's value; an update writes this CPU's value only, and a new element's
@@ -165,7 +190,7 @@ static void prog_percpu_op(struct ksim_rng *r, const u8 *key, u32 klen, int i, u
 	u32 vs = M.map->value_size, stride = round_up(vs, 8);
 	u64 flags = ksim_rng_below(r, 3);
 	u8 val[VMAX], full[VMAX];
-	int err, want, cpu;
+	int err, cpu;
 
 	cpu = ksim_rng_below(r, nr_cpu_ids);
 	ksim_set_cpu(cpu);	/* the program runs on a CPU of its own choosing */
@@ -187,19 +212,8 @@ static void prog_percpu_op(struct ksim_rng *r, const u8 *key, u32 klen, int i, u
 	err = ksim_bpf_prog_update(M.map, key, klen, val, flags);
 	rcu_read_unlock();
 	ksim_set_cpu(-1);
-	if (lock_refused(true, err, live0)) {
-		lru_reconcile(NULL, klen);
+	if (!judge_update("prog update", key, klen, flags, err, &i, live0))
 		return;
-	}
-	want = ksim_bpf_model_update_expect(&M.m, key, klen, flags);
-	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
-		ksim_bpf_model_del(&M.m, i);
-		i = -1;
-		want = err;
-	}
-	if (err != want)
-		ksim_test_fail(__FILE__, __LINE__, "prog update", "flags %llu: got %d want %d (n %u)",
-			       (unsigned long long)flags, err, want, M.m.n);
 	if (!err) {
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, full, 0), 0);
 		JUDGE(ksim_bpf_model_put_one_cpu(&M.m, key, klen, cpu, val, full));
@@ -220,18 +234,8 @@ static void one_op(struct ksim_rng *r)
 
 		gen_val(r, val);
 		err = ksim_bpf_map_update(M.map, key, klen, val, flags);
-		if (lock_refused(true, err, live0)) {
-			lru_reconcile(NULL, klen);
+		if (!judge_update("update", key, klen, flags, err, &i, live0))
 			return;
-		}
-		want = ksim_bpf_model_update_expect(&M.m, key, klen, flags);
-		if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, flags, err)) {
-			ksim_bpf_model_del(&M.m, i);
-			want = err;
-		}
-		if (err != want)
-			ksim_test_fail(__FILE__, __LINE__, "update", "flags %llu: got %d want %d (n %u)",
-				       (unsigned long long)flags, err, want, M.m.n);
 		if (!err) {
 			KSIM_ASSERT(M.m.n < NMAX || i >= 0);
 			ksim_bpf_model_put(&M.m, key, klen, val);
