@@ -18,6 +18,7 @@
  * files they come from define them.
  */
 #include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>	/* KSIM_MADV_*: the uapi advice numbers */
 #include <lib/rbtree.c>
 #include <mm/interval_tree.c>
 
@@ -84,37 +85,37 @@ static int ksim_madvise_flags(struct vm_area_struct *vma, int behavior, vm_flags
 	vm_flags_t new_flags = vma->vm_flags;
 
 	switch (behavior) {
-	case 0:		/* MADV_NORMAL */
+	case KSIM_MADV_NORMAL:
 		new_flags = new_flags & ~VM_RAND_READ & ~VM_SEQ_READ;
 		break;
-	case 2:		/* MADV_SEQUENTIAL */
+	case KSIM_MADV_SEQUENTIAL:
 		new_flags = (new_flags & ~VM_RAND_READ) | VM_SEQ_READ;
 		break;
-	case 1:		/* MADV_RANDOM */
+	case KSIM_MADV_RANDOM:
 		new_flags = (new_flags & ~VM_SEQ_READ) | VM_RAND_READ;
 		break;
-	case 10:	/* MADV_DONTFORK */
+	case KSIM_MADV_DONTFORK:
 		new_flags |= VM_DONTCOPY;
 		break;
-	case 11:	/* MADV_DOFORK */
+	case KSIM_MADV_DOFORK:
 		if (new_flags & VM_SPECIAL)
 			return -EINVAL;
 		new_flags &= ~VM_DONTCOPY;
 		break;
-	case 18:	/* MADV_WIPEONFORK: only supported on anonymous memory */
+	case KSIM_MADV_WIPEONFORK:	/* only supported on anonymous memory */
 		if (vma->vm_file || new_flags & VM_SHARED)
 			return -EINVAL;
 		new_flags |= VM_WIPEONFORK;
 		break;
-	case 19:	/* MADV_KEEPONFORK */
+	case KSIM_MADV_KEEPONFORK:
 		if (new_flags & VM_DROPPABLE)
 			return -EINVAL;
 		new_flags &= ~VM_WIPEONFORK;
 		break;
-	case 16:	/* MADV_DONTDUMP */
+	case KSIM_MADV_DONTDUMP:
 		new_flags |= VM_DONTDUMP;
 		break;
-	case 17:	/* MADV_DODUMP */
+	case KSIM_MADV_DODUMP:
 		if ((new_flags & VM_SPECIAL) || (new_flags & VM_DROPPABLE))
 			return -EINVAL;
 		new_flags &= ~VM_DONTDUMP;

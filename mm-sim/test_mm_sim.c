@@ -534,6 +534,8 @@ KSIM_TEST(fork_sweep_small)
 	f = ksim_file_open("libc.so");
 	p = build_small(f, 0);
 	fork_sweep("small", p, 1);
+	if (!ksim_problem_count(KSIM_P_TEST))
+		fork_signal_sweep("small", p);
 	ksim_mm_exit(p);
 	ksim_file_close(f);
 	check(NULL, "exit");
@@ -778,11 +780,6 @@ KSIM_TEST(fork_sweep_anon_names)
 	check_all_freed();
 }
 
-void fork_signal_sweep(const char *shape, struct mm_struct *parent)
-{
-	fork_sweep_pass(shape, parent, 1, -1, KSIM_FAULT_SIGNAL);
-}
-
 /*
  * A pending signal during fork (the fault engine's class signal): dup_mmap()
  * takes the old mm's lock killably and, per VMA, checks fatal_signal_pending()
@@ -790,20 +787,11 @@ void fork_signal_sweep(const char *shape, struct mm_struct *parent)
  * path as a failed allocation, -EINTR.  From the Nth check on a signal is
  * pending (times=-1: it stays pending).
  */
-KSIM_TEST(fork_signal_sweep)
+void fork_signal_sweep(const char *shape, struct mm_struct *parent)
 {
-	struct file *f;
-	struct mm_struct *p;
-
-	setup();
-	f = ksim_file_open("libc.so");
-	p = build_small(f, 0);
-	fork_signal_sweep("small", p);
-	ksim_mm_exit(p);
-	ksim_file_close(f);
-	check(NULL, "exit");
-	check_all_freed();
+	fork_sweep_pass(shape, parent, 1, -1, KSIM_FAULT_SIGNAL);
 }
+
 
 /*
  * Stack growth through the page fault's own lookup (lock_mm_and_find_vma()
