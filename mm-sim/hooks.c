@@ -800,11 +800,20 @@ void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 		P(KSIM_P_LOCKDEP, "vma_start_write() without the mmap write lock");
 	if (vma_write_locked(vma))
 		return;
+	/*
+	 * Mark it write-locked first, then wait for the readers inside: a
+	 * reader increments ksim_readers and then rechecks vm_lock_seq, so
+	 * either it sees the mark and backs off or we see it and wait (the
+	 * kernel's VMA_LOCK_OFFSET closes the same window).  Waiting first
+	 * let a reader in between and hold the VMA while it changed.
+	 */
+	WRITE_ONCE(vma->vm_lock_seq, vma->vm_mm->mm_lock_seq);
+	smp_mb();
+	ksim_yield_point();
 	/* exclude readers: wait for the ones inside to leave */
 	if (!wait_readers_left(vma))
 		P(KSIM_P_LOCKDEP, "vma_start_write(): VMA [%lx, %lx) readers never left",
 		  vma->vm_start, vma->vm_end);
-	WRITE_ONCE(vma->vm_lock_seq, vma->vm_mm->mm_lock_seq);
 }
 
 /*
@@ -983,6 +992,7 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 		vma = NULL;
 		goto err;
 	}
+	ksim_yield_point();	/* a fault handler holds its VMA for long */
 	return vma;
 err:
 	rcu_read_unlock();
@@ -1024,6 +1034,7 @@ bool ksim_vma_start_read(struct vm_area_struct *vma)
 		atomic_dec(&vma->ksim_readers);
 		return false;
 	}
+	ksim_yield_point();	/* a fault handler holds its VMA for long */
 	return true;
 }
 #endif
