@@ -33,7 +33,9 @@
  * qp-trie: the byte-order successor of any key), full walks (every key
  * exactly once, in order where promised), walks that delete as they go,
  * and batch walks (BPF_MAP_LOOKUP(_AND_DELETE)_BATCH: every key once, with
- * its value; a walk op with flags bits 6-7 set).  -ENOMEM only with an
+ * its value; a walk op with flags bits 6-7 set), a program's view (its
+ * lookups, bpf_map_lookup_percpu_elem(), bpf_for_each_map_elem() with a
+ * callback that stops early, writes values and deletes what it visits).  -ENOMEM only with an
  * injected failure, and then the key's state is unchanged; a command in
  * which a lock failed may return only what ksim_bpf_lock_error_ok() allows,
  * again with the key unchanged, and on 6.1/6.12 every nested program must
@@ -64,11 +66,11 @@
 
 enum {
 	OP_UPDATE,		/* flags & 3: ANY, NOEXIST, EXIST, invalid */
-	OP_LOOKUP,		/* flags & 4: with an invalid lookup flag */
+	OP_LOOKUP,		/* flags & 4: with an invalid lookup flag; 0x10: a program's */
 	OP_DELETE,
 	OP_LOOKUP_AND_DELETE,
 	OP_NEXT,		/* get_next_key from one key */
-	OP_WALK,		/* full walk; flags 0xc0 set: a batch walk (hash maps) */
+	OP_WALK,		/* full walk; flags 0xc0: a batch walk, 0x80: for_each (hash maps) */
 	OP_WALK_DELETE,		/* walk, deleting keys as it goes */
 	OP_FILL,		/* many updates of derived keys */
 	OP_BARRIER,		/* rcu_barrier: deferred frees run */
@@ -488,12 +490,21 @@ static void run_op(struct ksim_fuzz_in *in)
 			KSIM_FUZZ_CHECK(err == -EINVAL, "lookup with flags %d = %d", flags & 8 ? 4 : 2,
 					err);
 		}
+		if (flags & 0x10) {
+			/* a program on CPU bit 5: bpf_map_lookup_elem(), or bit 6: _percpu_elem(flags >> 7) */
+			int which = flags & 0x40 ? flags >> 7 : -1;
+
+			KSIM_FUZZ_TRACE("    prog lookup(%s) on CPU %d, CPU %d's\n", KEYSTR(key, klen),
+					flags >> 5 & 1, which);
+			JUDGE(ksim_bpf_model_prog_lookup(&M.m, key, klen, flags >> 5 & 1, which));
+			break;
+		}
 		KSIM_FUZZ_TRACE("    lookup(%s)\n", KEYSTR(key, klen));
 		check_lookup(key, klen, "lookup");
 		break;
 	case OP_LOOKUP_AND_DELETE:
-		/* The driver and kernel do it for hash maps (per-CPU: not here). */
-		if (M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
+		/* The driver and kernel do it for hash maps (per-CPU: every CPU's value). */
+		if (M.map->ops->map_lookup_and_delete_elem) {
 			klen = get_key(in, key);
 			do_delete(key, klen, true);
 			break;
@@ -519,6 +530,21 @@ static void run_op(struct ksim_fuzz_in *in)
 					flags & 0x20 ? ", deleting" : "");
 			why = ksim_bpf_model_batch_walk(&M.m, flags & 0x20, (flags & 0xf) + 1, &err);
 			KSIM_FUZZ_CHECK(!why, "batch walk: %s", why);
+			break;
+		}
+		if ((flags & 0xc0) == 0x80 && M.map->ops->map_for_each_callback) {
+			/*
+			 * bpf_for_each_map_elem() on CPU bit 5, stopping after
+			 * flags & 0xf elements (0: never), bit 4: invalid flags;
+			 * two bytes: which visits delete, which write the value
+			 */
+			u8 del = ksim_fuzz_u8(in), wr = ksim_fuzz_u8(in);
+			long ret;
+
+			KSIM_FUZZ_TRACE("    for_each on CPU %d, stop after %u, delete %#x, write %#x%s\n",
+					flags >> 5 & 1, flags & 0xf, del, wr, flags & 0x10 ? ", flags 1" : "");
+			JUDGE(ksim_bpf_model_for_each(&M.m, flags >> 5 & 1, flags & 0xf, del, wr,
+						      !!(flags & 0x10), &ret));
 			break;
 		}
 		check_walk("walk");

@@ -541,3 +541,143 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 	free(seen);
 	return why;
 }
+
+/* ---- what a program sees ---- */
+
+static bool percpu_map(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+const char *ksim_bpf_model_prog_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				       u32 on_cpu, int which)
+{
+	u32 vs = m->map->value_size, stride = round_up(vs, 8);
+	int j = ksim_bpf_model_lookup(m, key, klen);
+	bool percpu = percpu_map(m->map), none;
+	const char *why = NULL;
+	u32 cpu = which < 0 ? on_cpu : (u32)which;
+	void *p;
+
+	if (ksim_bpf_model_key_error(m, key, klen, false))
+		return NULL;	/* the verifier sizes a program's keys */
+	ksim_set_cpu(on_cpu);
+	rcu_read_lock();
+	p = which < 0 ? ksim_bpf_map_lookup_ptr(m->map, key, klen) :
+			ksim_bpf_prog_lookup_percpu(m->map, key, klen, which);
+	/* bpf_map_lookup_percpu_elem(): NULL for a CPU past nr_cpu_ids */
+	none = j < 0 || (which >= 0 && (!percpu || cpu >= nr_cpu_ids));
+	if (none && p)
+		why = fail("prog lookup(%s)%s: %p, model has none", KS(key, klen),
+			   which >= 0 ? " of another CPU" : "", p);
+	else if (!none && !p)
+		why = fail("prog lookup(%s): NULL, model entry %s", KS(key, klen),
+			   KS(m->e[j].key, m->e[j].klen));
+	else if (!none && memcmp(p, m->e[j].val + (percpu ? cpu * stride : 0), vs))
+		why = fail("prog lookup(%s): not %s value", KS(key, klen),
+			   percpu ? "that CPU's" : "the model's");
+	rcu_read_unlock();
+	ksim_set_cpu(-1);
+	return why;
+}
+
+struct for_each_ctx {
+	struct ksim_bpf_model *m;
+	u32 cpu, stop, calls;
+	u8 del_mask, write_mask;
+	bool *seen;
+	int *dels;
+	u32 nr_dels;
+	const char *why;
+};
+
+/* The callback the verifier would call: (map, key, value, ctx, 0); 1 stops. */
+static u64 for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg, u64 zero)
+{
+	struct for_each_ctx *c = (void *)(uintptr_t)ctx_arg;
+	struct ksim_bpf_model *m = c->m;
+	struct bpf_map *map = (void *)(uintptr_t)map_arg;
+	u32 ks = map->key_size, vs = map->value_size, k = c->calls++;
+	u8 *key = (void *)(uintptr_t)key_arg, *val = (void *)(uintptr_t)val_arg, *mv;
+	int i = ksim_bpf_model_find(m, key, ks), err;
+
+	if (c->why)
+		return 1;
+	if (map != m->map || zero) {
+		c->why = fail("for_each callback: map %p (want %p), fifth argument %llu", map, m->map,
+			      (unsigned long long)zero);
+		return 1;
+	}
+	if (i < 0 || c->seen[i]) {
+		c->why = fail("for_each visited %s %s", KS(key, ks), i < 0 ? "not in the model" : "twice");
+		return 1;
+	}
+	c->seen[i] = true;
+	mv = m->e[i].val + (percpu_map(map) ? c->cpu * round_up(vs, 8) : 0);
+	if (memcmp(val, mv, vs)) {
+		c->why = fail("for_each: %s has not the model's value%s", KS(key, ks),
+			      percpu_map(map) ? " on this CPU" : "");
+		return 1;
+	}
+	if (c->write_mask >> (k & 7) & 1) {	/* programs write values in place */
+		for (u32 b = 0; b < vs; b++)
+			mv[b] = val[b] = (u8)(val[b] * 7 + k + b + 1);
+	}
+	if (c->del_mask >> (k & 7) & 1) {	/* and may delete the element they visit */
+		err = ksim_bpf_prog_delete(map, key, ks);
+		if (!err)
+			c->dels[c->nr_dels++] = i;
+		else if (!ksim_bpf_lock_error_ok(map, m->kind, false, err))
+			c->why = fail("for_each: deleting the visited %s = %d", KS(key, ks), err);
+	}
+	return c->stop && c->calls == c->stop;
+}
+
+const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop, u8 del_mask,
+				    u8 write_mask, u64 flags, long *retp)
+{
+	struct for_each_ctx c = {
+		.m = m, .cpu = cpu, .stop = stop, .del_mask = del_mask, .write_mask = write_mask,
+		.seen = calloc(m->n + 1, sizeof(bool)), .dels = calloc(m->n + 1, sizeof(int)),
+	};
+	u32 n0 = m->n, want = stop && stop < n0 ? stop : n0, seen = 0;
+	long ret;
+
+	if (!c.seen || !c.dels) {
+		free(c.seen);
+		free(c.dels);
+		*retp = -ENOMEM;
+		return fail("for_each: out of memory in the model");
+	}
+	ksim_set_cpu(cpu);
+	ret = ksim_bpf_prog_for_each(m->map, for_each_cb, &c, flags);
+	ksim_set_cpu(-1);
+	*retp = ret;
+	for (u32 i = 0; i < n0; i++)
+		seen += c.seen[i];
+	if (ret == -ENOTSUPP)
+		;
+	else if (flags && ret != -EINVAL)
+		c.why = c.why ?: fail("for_each with flags %llu = %ld, want -EINVAL",
+				      (unsigned long long)flags, ret);
+	else if (flags && c.calls)
+		c.why = c.why ?: fail("for_each with flags %llu called back %u times",
+				      (unsigned long long)flags, c.calls);
+	else if (!flags && !c.why && (ret != (long)want || seen != want))
+		c.why = fail("for_each (stop after %u) = %ld, visited %u of %u keys, want %u", stop, ret,
+			     seen, n0, want);
+	/* the deletes leave the model last, highest index first (swap with the last) */
+	for (u32 k = c.nr_dels; k-- > 0;) {
+		int hi = k;
+
+		for (u32 x = 0; x < k; x++)
+			if (c.dels[x] > c.dels[hi])
+				hi = x;
+		ksim_bpf_model_del(m, c.dels[hi]);
+		c.dels[hi] = c.dels[k];
+	}
+	free(c.seen);
+	free(c.dels);
+	return c.why;
+}

@@ -52,6 +52,10 @@
  * - LRU hash: elements are also evicted on other keys' updates, so only:
  *   every word well-formed, and an untorn value of k is in its window.
  *
+ * Readers also run bpf_for_each_map_elem() where the map has it (hash
+ * maps: every key visited is ours and its words well-formed, the return is
+ * the number of callbacks; no key is promised, see reader_for_each()).
+ *
  * Readers also walk with get_next_key (1..8 steps from a key or from the
  * start): every key returned is one of ours; where the map promises the
  * successor of any key (our qp-trie: KSIM_BPF_KIND_SUCC_ANY) walks are
@@ -666,14 +670,78 @@ static void reader_walk(struct ksim_stress_thread *t)
 	}
 }
 
+struct for_each_ctx {
+	struct ksim_stress_thread *t;
+	u32 calls, stop;
+	bool bad;
+};
+
+/* The program's callback: a key of ours, a value of well-formed words (elements are reused at once). */
+static u64 reader_for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg, u64 zero)
+{
+	struct for_each_ctx *c = (void *)(uintptr_t)ctx_arg;
+	const u64 *p = (const u64 *)(uintptr_t)val_arg;
+	u64 val[VWORDS], kw[KEYMAX / 8], wv;
+	u32 wk;
+	int j;
+
+	c->calls++;
+	/* the element may be reused under us, key included: read as the values are */
+	ksim_bpf_stress_read_reused_value((const u64 *)(uintptr_t)key_arg, kw, map->key_size / 8);
+	j = find_key((const u8 *)kw, map->key_size);
+	ksim_bpf_stress_read_reused_value(p, val, VWORDS);
+	if ((struct bpf_map *)(uintptr_t)map_arg != map || zero || j < 0) {
+		ksim_stress_fail(c->t, __FILE__, __LINE__, "for_each callback: map %s, key %s, fifth argument %llu",
+				 (struct bpf_map *)(uintptr_t)map_arg == map ? "ours" : "NOT ours",
+				 j < 0 ? "never inserted" : "ours", (unsigned long long)zero);
+		c->bad = true;
+		return 1;
+	}
+	for (u32 i = 0; i < VWORDS; i++) {
+		if (!dec(val[i], i, &wk, &wv) || wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
+			ksim_stress_fail(c->t, __FILE__, __LINE__,
+					 "for_each at key %d: word %u of the value is %#" PRIx64
+					 ", never a word written to this map", j, i, val[i]);
+			c->bad = true;
+			return 1;
+		}
+	}
+	return c->calls == c->stop;
+}
+
+/*
+ * bpf_for_each_map_elem() as a program on this CPU while the writers run:
+ * hash maps walk their buckets under RCU with no restart, so no key is
+ * promised to be visited, but every one visited is ours with well-formed
+ * words, and the return is the number of callbacks (up to the one that
+ * stopped it).
+ */
+static void reader_for_each(struct ksim_stress_thread *t)
+{
+	struct for_each_ctx c = { .t = t, .stop = ksim_rng_below(&t->rng, 2) ? 0 : 1 + ksim_rng_below(&t->rng, 64) };
+	long ret = ksim_bpf_prog_for_each(map, reader_for_each_cb, &c, 0);
+
+	if (c.bad)
+		return;
+	KSIM_STRESS_CHECK(t, ret == (long)c.calls && (!c.stop || c.calls <= c.stop),
+			  "for_each (stop after %u) = %ld after %u callbacks", c.stop, ret, c.calls);
+	ksim_stress_checks(t, 1);
+}
+
 static void reader(struct ksim_stress_thread *t)
 {
+	bool for_each = map->ops->map_for_each_callback != NULL;
+
 	ksim_set_cpu(nr_writers + t->index);
 	while (ksim_stress_running()) {
-		if (ksim_rng_below(&t->rng, 4))
+		u32 op = ksim_rng_below(&t->rng, 16);
+
+		if (op < 12)
 			reader_lookup(t);
-		else
+		else if (op < 15 || !for_each)
 			reader_walk(t);
+		else
+			reader_for_each(t);
 		ksim_stress_op(t);
 	}
 }

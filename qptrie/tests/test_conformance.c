@@ -187,26 +187,22 @@ static bool judge_update(const char *what, const u8 *key, u32 klen, u64 flags, i
  */
 static void prog_percpu_op(struct ksim_rng *r, const u8 *key, u32 klen, int i, unsigned long live0)
 {
-	u32 vs = M.map->value_size, stride = round_up(vs, 8);
+	u32 vs = M.map->value_size;
 	u64 flags = ksim_rng_below(r, 3);
 	u8 val[VMAX], full[VMAX];
 	int err, cpu;
 
 	cpu = ksim_rng_below(r, nr_cpu_ids);
 	ksim_set_cpu(cpu);	/* the program runs on a CPU of its own choosing */
-	rcu_read_lock();
 	if (ksim_rng_below(r, 2)) {
-		void *p = ksim_bpf_map_lookup_ptr(M.map, key, klen);
+		/* its own CPU's value, or bpf_map_lookup_percpu_elem() of any (or a bad) CPU */
+		int which = ksim_rng_below(r, 2) ? -1 : (int)ksim_rng_below(r, nr_cpu_ids + 1);
 
-		if (i < 0)
-			KSIM_EXPECT(!p, "prog lookup of an absent key: %p", p);
-		else
-			KSIM_EXPECT(p && !memcmp(p, M.m.e[i].val + cpu * stride, vs),
-				    "prog lookup: not CPU %d's value", cpu);
-		rcu_read_unlock();
 		ksim_set_cpu(-1);
+		JUDGE(ksim_bpf_model_prog_lookup(&M.m, key, klen, cpu, which));
 		return;
 	}
+	rcu_read_lock();
 	for (u32 b = 0; b < vs; b++)
 		val[b] = (u8)ksim_rng_next(r);
 	err = ksim_bpf_prog_update(M.map, key, klen, val, flags);
@@ -250,14 +246,17 @@ static void one_op(struct ksim_rng *r)
 			ksim_test_fail(__FILE__, __LINE__, "delete", "got %d want %d", err, want);
 		if (!err && i >= 0)
 			ksim_bpf_model_del(&M.m, i);
+	} else if (op < 85 && op >= 81) {
+		/* a program's lookup: a pointer to the element's value */
+		JUDGE(ksim_bpf_model_prog_lookup(&M.m, key, klen, ksim_rng_below(r, nr_cpu_ids), -1));
 	} else if (op < 85) {
 		err = ksim_bpf_map_lookup(M.map, key, klen, got, 0);
 		JUDGE(ksim_bpf_model_check_lookup(&M.m, key, klen, err, got));
 		/* a bad flag is refused */
 		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, key, klen, got, 4), -EINVAL);
-	} else if (op < 90 && is(KSIM_BPF_KIND_PERCPU)) {
+	} else if (op < 90 && is(KSIM_BPF_KIND_PERCPU) && ksim_rng_below(r, 2)) {
 		prog_percpu_op(r, key, klen, i, live0);
-	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem && !is(KSIM_BPF_KIND_PERCPU)) {
+	} else if (op < 90 && M.map->ops->map_lookup_and_delete_elem) {
 		err = ksim_bpf_map_lookup_and_delete(M.map, key, klen, got, 0);
 		if (lock_refused(false, err, live0))
 			return;
@@ -277,8 +276,17 @@ static void one_op(struct ksim_rng *r)
 		} else {
 			JUDGE(ksim_bpf_model_next_on_map(&M.m, key, klen));
 		}
-	} else if (ksim_rng_below(r, 2)) {
+	} else if (op < 98 || !M.map->ops->map_for_each_callback) {
 		check_walk();
+	} else if (op < 99) {
+		/* bpf_for_each_map_elem(): sometimes stopped early, writing, deleting */
+		u32 stop = ksim_rng_below(r, 3) ? 0 : ksim_rng_below(r, M.m.n + 2);
+		u8 del = ksim_rng_below(r, 2) ? 0 : ksim_rng_next(r), wr = ksim_rng_next(r);
+		u64 flags = ksim_rng_below(r, 16) ? 0 : 1;
+		long ret;
+
+		JUDGE(ksim_bpf_model_for_each(&M.m, ksim_rng_below(r, nr_cpu_ids), stop, del, wr,
+					      flags, &ret));
 	} else {
 		/* a batch walk (hash maps); one in four deletes everything it returns */
 		bool del = !ksim_rng_below(r, 4);

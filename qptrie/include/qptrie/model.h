@@ -161,4 +161,27 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp);
  */
 const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp);
 
+/* ---- what a BPF program sees (its helpers, under RCU, on one CPU) ---- */
+
+/*
+ * bpf_map_lookup_elem() (@which < 0) or bpf_map_lookup_percpu_elem(@which)
+ * by a program on CPU @on_cpu: a pointer to the model's value (per-CPU
+ * maps: that CPU's), NULL when the model has none (and for another CPU on
+ * a map that is not per-CPU, or a CPU past nr_cpu_ids).
+ */
+const char *ksim_bpf_model_prog_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
+				       u32 on_cpu, int which);
+/*
+ * bpf_for_each_map_elem() by a program on CPU @cpu: every model key exactly
+ * once with its value (per-CPU maps: that CPU's), the callback stopping the
+ * walk after @stop elements (0: never), writing a new value into the k-th
+ * visited element when bit k % 8 of @write_mask is set, deleting it when bit
+ * k % 8 of @del_mask is (a delete refused by a failed lock keeps it); the
+ * return is the number visited; flags other than 0: -EINVAL, no callback.
+ * The model follows the writes and deletes.  *@retp: what the op returned
+ * (-ENOTSUPP for a map without it: no verdict).
+ */
+const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop, u8 del_mask,
+				    u8 write_mask, u64 flags, long *retp);
+
 #endif

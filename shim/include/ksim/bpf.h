@@ -137,6 +137,10 @@ int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch
 /* What a BPF program's bpf_map_lookup_elem() returns (pointer into the
  * map, valid under rcu_read_lock only); caller holds rcu_read_lock(). */
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len);
+/* bpf_map_lookup_percpu_elem(): @cpu's value (NULL: absent, not per-CPU, cpu >= nr_cpu_ids) */
+void *ksim_bpf_prog_lookup_percpu(struct bpf_map *map, const void *key, u32 key_len, u32 cpu);
+/* bpf_for_each_map_elem(): the number of elements visited, -EINVAL, -ENOTSUPP (no such op) */
+long ksim_bpf_prog_for_each(struct bpf_map *map, bpf_callback_t fn, void *ctx, u64 flags);
 /* The program helpers bpf_map_update_elem()/bpf_map_delete_elem(): straight
  * to the ops, no value copy; caller holds rcu_read_lock(). */
 int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,

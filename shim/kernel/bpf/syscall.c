@@ -508,6 +508,36 @@ void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
 	return map->ops->map_lookup_elem(map, k.ptr);
 }
 
+/* bpf_map_lookup_percpu_elem() from a program: @cpu's value of a per-CPU map */
+void *ksim_bpf_prog_lookup_percpu(struct bpf_map *map, const void *key, u32 key_len, u32 cpu)
+{
+	struct ksim_key k;
+
+	if (!map->ops->map_lookup_percpu_elem || make_key(map, key, key_len, &k))
+		return NULL;
+	return map->ops->map_lookup_percpu_elem(map, k.ptr, cpu);
+}
+
+/*
+ * bpf_for_each_map_elem() from a program: the program runs under RCU with
+ * migration disabled (7.x's bpf_for_each_hash_elem() asserts cant_migrate());
+ * @fn is what the verifier would have called, with the kernel's five u64
+ * arguments (map, key, value, ctx, 0) and its return (0: go on, 1: stop).
+ */
+long ksim_bpf_prog_for_each(struct bpf_map *map, bpf_callback_t fn, void *ctx, u64 flags)
+{
+	long ret;
+
+	if (!map->ops->map_for_each_callback)
+		return -ENOTSUPP;
+	migrate_disable();
+	rcu_read_lock();
+	ret = map->ops->map_for_each_callback(map, fn, ctx, flags);
+	rcu_read_unlock();
+	migrate_enable();
+	return ret;
+}
+
 int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
 			 void *value, u64 flags)
 {
