@@ -74,6 +74,7 @@ struct snap {
 	unsigned long ver;		/* the even slot sequence it is the state at */
 	unsigned long n;		/* VMAs; ULONG_MAX: more than HVMAS */
 	unsigned long v[HVMAS][4];	/* start, end, vm_flags, pgoff */
+	unsigned long op[2];		/* what the op that made this state may have replaced */
 };
 
 struct slot {
@@ -81,6 +82,7 @@ struct slot {
 	struct mm_struct *mm;		/* written under lock (write) by the owner */
 	unsigned long seq;		/* odd while the owner changes the process */
 	unsigned long busy[2];		/* the range the op in flight works on (a hint) */
+	unsigned long touched[2];	/* the hull of what it may replace (owner only) */
 	/* the model: flags (0 = unmapped) and pgoff per page, atomics */
 	unsigned long flags[NPAGES], pgoff[NPAGES];
 	struct snap hist[HIST];
@@ -141,6 +143,8 @@ static void publish(struct slot *s)
 		st(&h->v[k][2], vi[k].flags);
 		st(&h->v[k][3], vi[k].pgoff);
 	}
+	st(&h->op[0], s->touched[0]);
+	st(&h->op[1], s->touched[1]);
 	__atomic_store_n(&h->ver, ver, __ATOMIC_RELEASE);
 }
 
@@ -228,6 +232,8 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 	}
 	__atomic_store_n(&s->busy[0], addr, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->busy[1], end, __ATOMIC_RELAXED);
+	s->touched[0] = addr;
+	s->touched[1] = end;
 	seq_begin(s);
 	if (op < 5) {		/* mmap */
 		unsigned long f = (ksim_rng_below(rng, 4) ? KSIM_VM_READ : 0) |
@@ -336,6 +342,8 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 			n = (olen < nlen ? olen : nlen) / PG;
 			for (k = 0; k < n; k++)
 				pfn[k] = ksim_mm_pfn(s->mm, addr + k * PG);
+			s->touched[0] = dst < addr ? dst : addr;
+			s->touched[1] = dst + nlen > addr + olen ? dst + nlen : addr + olen;
 			r = ksim_mremap(s->mm, addr, olen, nlen, mf, dst);
 			KSIM_STRESS_CHECK(t, r == (long)dst || r == -EINVAL || (fault && fault_ok(r)),
 					  "mremap(%#lx, %#lx, %#lx, %#lx, %#lx) = %ld", addr, olen, nlen, mf, dst, r);
@@ -462,6 +470,19 @@ static int snap_lookup(struct slot *s, unsigned long ver, unsigned long addr, un
 	return r;
 }
 
+/* The range the op that made version @ver may have replaced; false if it left the ring. */
+static bool snap_op(struct slot *s, unsigned long ver, unsigned long op[2])
+{
+	struct snap *h = &s->hist[(ver / 2) % HIST];
+
+	if (__atomic_load_n(&h->ver, __ATOMIC_ACQUIRE) != ver)
+		return false;
+	op[0] = ld(&h->op[0]);
+	op[1] = ld(&h->op[1]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&h->ver, __ATOMIC_RELAXED) == ver;
+}
+
 /* Wait until the owner published version @ver (it does so before its sequence passes it). */
 static void wait_published(struct slot *s, unsigned long ver)
 {
@@ -526,8 +547,9 @@ static void check_locked(struct ksim_stress_thread *t, struct slot *s, unsigned 
 /*
  * A /proc/PID/maps read under per-VMA locks (7.x lock_next_vma()): not a
  * snapshot, but every VMA it lists must be one at that address in a state
- * during the read, the ends strictly increasing; an address mapped in every
- * state during the read is listed; with no op during the read the list is
+ * during the read, the ends strictly increasing; a VMA no op touched during
+ * the read is listed (one removed or created then may or may not be, as
+ * the walk promises); with no op during the read the list is
  * the state at that version.  A listed VMA may start before the previous
  * one ended: after a merge the walk reports the extended VMA again
  * (fs/proc/task_mmu.c proc_get_vma(): "previous vma was merged with the
@@ -567,18 +589,41 @@ static void check_maps(struct ksim_stress_thread *t, struct slot *s, const struc
 		if (!seen)
 			return;
 	}
-	/* a few addresses mapped in every state of the read must be listed */
+	/*
+	 * A VMA no op touched during the read must be listed.  A VMA removed
+	 * or created during it may or may not be (a MREMAP_FIXED unmaps its
+	 * destination before it moves there: an address mapped before and
+	 * after may be in neither), so an address only counts when the same
+	 * VMA holds it in every state of the read and no op in between may
+	 * have replaced it.
+	 */
 	for (int k = 0; k < 4; k++) {
 		unsigned long a = win_base[ksim_rng_below(&t->rng, NWIN)] +
 				  ksim_rng_below(&t->rng, WIN_PAGES) * PG;
-		bool always = true, listed = false;
+		unsigned long tup0[4], op[2];
+		bool always = snap_lookup(s, lo, a, tup0) == 1, listed = false;
 
-		for (unsigned long v = lo; v <= hi && always; v += 2)
-			always = snap_lookup(s, v, a, tup) == 1;
+		for (unsigned long v = lo + 2; v <= hi && always; v += 2)
+			always = snap_lookup(s, v, a, tup) == 1 && !memcmp(tup, tup0, sizeof(tup)) &&
+				 snap_op(s, v, op) && (op[1] <= tup0[0] || op[0] >= tup0[1]);
 		for (long m = 0; m < n && !listed; m++)
 			listed = mv[m].start <= a && a < mv[m].end;
-		KSIM_STRESS_CHECK(t, !always || listed, "maps walk: %#lx mapped at every version %lu..%lu, "
-				  "not listed", a, lo, hi);
+		KSIM_STRESS_CHECK(t, !always || listed, "maps walk: %#lx in the same VMA [%#lx, %#lx), "
+				  "untouched, at every version %lu..%lu, not listed", a, tup0[0], tup0[1], lo, hi);
+		if (!always || listed)
+			continue;
+		/* what the walk listed around it, and the states it ran between */
+		for (long m = 0; m < n; m++)
+			if ((m + 1 < n && mv[m + 1].end > a && mv[m].start <= a) ||
+			    (m && mv[m - 1].start <= a && mv[m].end > a) || (m + 1 == n && mv[m].start <= a))
+				fprintf(stderr, "    listed: [%#lx, %#lx) flags %#lx pgoff %#lx\n", mv[m].start,
+					mv[m].end, mv[m].flags, mv[m].pgoff);
+		for (unsigned long v = lo; v <= hi; v += 2)
+			for (unsigned long x = a - 256 * PG; x < a + 256 * PG; x += PG)
+				if (snap_lookup(s, v, x, tup) == 1 && tup[0] == x)
+					fprintf(stderr, "    version %lu: [%#lx, %#lx) flags %#lx pgoff %#lx\n",
+						v, tup[0], tup[1], tup[2], tup[3]);
+		return;
 	}
 	if (lo == hi) {		/* no op during the read: the state itself */
 		struct snap *h = &s->hist[(lo / 2) % HIST];
