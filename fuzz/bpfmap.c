@@ -35,7 +35,8 @@
  * and batch walks (BPF_MAP_LOOKUP(_AND_DELETE)_BATCH: every key once, with
  * its value; a walk op with flags bits 6-7 set), a program's view (its
  * lookups, bpf_map_lookup_percpu_elem(), bpf_for_each_map_elem() with a
- * callback that stops early, writes values and deletes what it visits).  -ENOMEM only with an
+ * callback that stops early, writes values and deletes what it visits)
+ * and map element iterators (bpf_iter, read in chunks, objects retried).  -ENOMEM only with an
  * injected failure, and then the key's state is unchanged; a command in
  * which a lock failed may return only what ksim_bpf_lock_error_ok() allows,
  * again with the key unchanged, and on 6.1/6.12 every nested program must
@@ -70,7 +71,7 @@ enum {
 	OP_DELETE,
 	OP_LOOKUP_AND_DELETE,
 	OP_NEXT,		/* get_next_key from one key */
-	OP_WALK,		/* full walk; flags 0xc0: a batch walk, 0x80: for_each (hash maps) */
+	OP_WALK,		/* full walk; flags 0xc0: a batch walk, 0x80: for_each, 0x40: bpf_iter (hash maps) */
 	OP_WALK_DELETE,		/* walk, deleting keys as it goes */
 	OP_FILL,		/* many updates of derived keys */
 	OP_BARRIER,		/* rcu_barrier: deferred frees run */
@@ -530,6 +531,18 @@ static void run_op(struct ksim_fuzz_in *in)
 					flags & 0x20 ? ", deleting" : "");
 			why = ksim_bpf_model_batch_walk(&M.m, flags & 0x20, (flags & 0xf) + 1, &err);
 			KSIM_FUZZ_CHECK(!why, "batch walk: %s", why);
+			break;
+		}
+		if ((flags & 0xc0) == 0x40 && M.map->ops->iter_seq_info) {
+			/* a map element iterator, (flags & 7) + 1 objects a read(); a byte: which to retry */
+			u8 retry = ksim_fuzz_u8(in);
+			const char *why;
+			int err;
+
+			KSIM_FUZZ_TRACE("    iterator, %u a read, retry %#x\n", (flags & 7) + 1, retry);
+			why = ksim_bpf_model_iter(&M.m, (flags & 7) + 1, retry, &err);
+			KSIM_FUZZ_CHECK(!why, "iterator: %s", why);
+			KSIM_FUZZ_CHECK(err != -ENOMEM || ksim_fault_armed(), "iterator: -ENOMEM with no fault");
 			break;
 		}
 		if ((flags & 0xc0) == 0x80 && M.map->ops->map_for_each_callback) {

@@ -408,7 +408,8 @@ def gen_bpfmap():
                 bop("walk", flags=0xe0), bop("walk"), fill(3, 9), bop("walk", flags=0xef)])
         # A program's view: lookups (0x10; bit 5: on CPU 1; 0x40: bpf_map_lookup_percpu_elem()
         # of CPU flags >> 7) and, for hash maps, bpf_for_each_map_elem() (a walk op with
-        # flags 0x80 | stop after; bit 4: bad flags; bit 5: CPU 1; then delete and write masks).
+        # flags 0x80 | stop after; bit 4: bad flags; bit 5: CPU 1; then delete and write masks)
+        # and a map element iterator (flags 0x40).
         prog = [fill(24, 0), bop("lookup", kid(3), flags=0x10), bop("lookup", kid(4), flags=0x30),
                 bop("lookup", kid(5), flags=0x50), bop("lookup", kid(6), flags=0xf0),
                 bop("lookup", kid(200), flags=0x10), bop("lookup_and_delete", kid(7)),
@@ -417,7 +418,10 @@ def gen_bpfmap():
             prog += [bop("walk", 0, 0, flags=0x80), bop("walk", 0, 0xff, flags=0xa0),
                      bop("walk", 0x55, 0x0f, flags=0x85), bop("walk", 0, 0, flags=0x90),
                      bop("walk", 0xff, 0, flags=0x80), bop("walk"), fill(30, 40),
-                     bop("walk", 0x93, 0x3c, flags=0xa0, fault=0xc1), bop("walk")]
+                     bop("walk", 0x93, 0x3c, flags=0xa0, fault=0xc1), bop("walk"),
+                     # a map element iterator (flags 0x40 | objects a read - 1; a byte: retries)
+                     bop("walk", 0, flags=0x40), bop("walk", 0x55, flags=0x42),
+                     bop("walk", 0xff, flags=0x47), bop("walk", 0x01, flags=0x40, fault=0xe0)]
         seeds[f"{v}-prog"] = bhdr(v, 48, ksize, 12) + b"".join(prog)
         seeds[f"{v}-full"] = bhdr(v, 8, ksize, 16) + b"".join([
             fill(20, 0), upd(kid(30)), upd(kid(30), NOEXIST), upd(kmodel(0), EXIST),

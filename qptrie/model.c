@@ -681,3 +681,89 @@ const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop,
 	free(c.dels);
 	return c.why;
 }
+
+struct iter_ctx {
+	struct ksim_bpf_model *m;
+	u8 retry_mask;
+	u32 visits, shown, finals;
+	u64 session;
+	bool *seen, *retried;
+	const char *why;
+};
+
+/* The iterator program: each element once (one retried first when asked), then the final call. */
+static int iter_prog(struct bpf_iter__bpf_map_elem *ctx, void *arg)
+{
+	struct iter_ctx *c = arg;
+	struct ksim_bpf_model *m = c->m;
+	u32 ks = m->map->key_size, k = c->visits++;
+	int i;
+
+	if (c->why)
+		return 0;
+	if (!c->session)
+		c->session = ctx->meta->session_id;
+	if (ctx->map != m->map || ctx->meta->session_id != c->session) {
+		c->why = fail("iterator: map %p (want %p), session %llu (was %llu)", ctx->map, m->map,
+			      (unsigned long long)ctx->meta->session_id, (unsigned long long)c->session);
+		return 0;
+	}
+	if (c->finals) {
+		c->why = fail("iterator: a call after the final one");
+		return 0;
+	}
+	if (!ctx->key || !ctx->value) {
+		if (ctx->key || ctx->value)
+			c->why = fail("iterator: key %p with value %p", ctx->key, ctx->value);
+		c->finals++;
+		return 0;
+	}
+	if (ctx->meta->seq_num != c->shown) {
+		c->why = fail("iterator: seq_num %llu for the object after %u shown",
+			      (unsigned long long)ctx->meta->seq_num, c->shown);
+		return 0;
+	}
+	i = ksim_bpf_model_find(m, ctx->key, ks);
+	if (i < 0 || c->seen[i]) {
+		c->why = fail("iterator visited %s %s", KS(ctx->key, ks), i < 0 ? "not in the model" : "twice");
+		return 0;
+	}
+	if (!ksim_bpf_value_eq(m->map, ctx->value, m->e[i].val)) {
+		c->why = fail("iterator: %s has not the model's value", KS(ctx->key, ks));
+		return 0;
+	}
+	if (!c->retried[i] && (c->retry_mask >> (k & 7) & 1)) {
+		c->retried[i] = true;	/* asks for it again */
+		return 1;
+	}
+	c->seen[i] = true;
+	c->shown++;
+	return 0;
+}
+
+const char *ksim_bpf_model_iter(struct ksim_bpf_model *m, u32 chunk, u8 retry_mask, int *errp)
+{
+	struct iter_ctx c = {
+		.m = m, .retry_mask = retry_mask,
+		.seen = calloc(m->n + 1, sizeof(bool)), .retried = calloc(m->n + 1, sizeof(bool)),
+	};
+	int err;
+
+	if (!c.seen || !c.retried) {
+		free(c.seen);
+		free(c.retried);
+		*errp = -ENOMEM;
+		return fail("iterator: out of memory in the model");
+	}
+	err = ksim_bpf_map_iter(m->map, iter_prog, &c, chunk);
+	*errp = err;
+	if (err == -ENOTSUPP)
+		;
+	else if (err && err != -ENOMEM)
+		c.why = c.why ?: fail("iterator read = %d", err);
+	else if (!err && !c.why && (c.shown != m->n || c.finals != 1))
+		c.why = fail("iterator showed %u of %u keys, %u final calls", c.shown, m->n, c.finals);
+	free(c.seen);
+	free(c.retried);
+	return c.why;
+}

@@ -287,6 +287,10 @@ static void one_op(struct ksim_rng *r)
 
 		JUDGE(ksim_bpf_model_for_each(&M.m, ksim_rng_below(r, nr_cpu_ids), stop, del, wr,
 					      flags, &ret));
+	} else if (M.map->ops->iter_seq_info && ksim_rng_below(r, 2)) {
+		/* a map element iterator read in chunks, its program asking for some elements again */
+		JUDGE(ksim_bpf_model_iter(&M.m, 1 + ksim_rng_below(r, 8),
+					  ksim_rng_below(r, 2) ? 0 : ksim_rng_next(r), &err));
 	} else {
 		/* a batch walk (hash maps); one in four deletes everything it returns */
 		bool del = !ksim_rng_below(r, 4);

@@ -183,5 +183,15 @@ const char *ksim_bpf_model_prog_lookup(const struct ksim_bpf_model *m, const u8 
  */
 const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop, u8 del_mask,
 				    u8 write_mask, u64 flags, long *retp);
+/*
+ * A map element iterator read to the end (ksim_bpf_map_iter(), @chunk
+ * objects per read()): every model key exactly once with the model's value
+ * (per-CPU: every CPU's), seq_num counting the objects shown, one session,
+ * then exactly one final call without an object; the program asks for the
+ * k-th visited element again when bit k % 8 of @retry_mask is set.  *@errp:
+ * what the read returned (-ENOTSUPP for a map without an iterator: no
+ * verdict; -ENOMEM only under fault injection, left to the caller).
+ */
+const char *ksim_bpf_model_iter(struct ksim_bpf_model *m, u32 chunk, u8 retry_mask, int *errp);
 
 #endif

@@ -141,6 +141,18 @@ void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
 void *ksim_bpf_prog_lookup_percpu(struct bpf_map *map, const void *key, u32 key_len, u32 cpu);
 /* bpf_for_each_map_elem(): the number of elements visited, -EINVAL, -ENOTSUPP (no such op) */
 long ksim_bpf_prog_for_each(struct bpf_map *map, bpf_callback_t fn, void *ctx, u64 flags);
+/*
+ * Reading a map element iterator (a bpf_iter link on @map, read through its
+ * fd; shim/kernel/bpf/bpf_iter.c): @fn runs as the attached program for
+ * each element (ctx->key, ctx->value: per-CPU maps every CPU's value) and
+ * once more with both NULL at the end; @chunk objects per read(), each
+ * read resuming where the last stopped; @fn returning 1 asks for the
+ * object again (a read failing with -EAGAIN is read again).  0 at the end,
+ * -ENOTSUPP for a map without an iterator, -ELOOP for one that goes on past
+ * four times the map's capacity, else the error.
+ */
+int ksim_bpf_map_iter(struct bpf_map *map, int (*fn)(struct bpf_iter__bpf_map_elem *ctx, void *arg),
+		      void *arg, u32 chunk);
 /* The program helpers bpf_map_update_elem()/bpf_map_delete_elem(): straight
  * to the ops, no value copy; caller holds rcu_read_lock(). */
 int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * seq_file: declared so BPF map iterators and map_seq_show_elem compile.
- * The seq_* output functions print to the FILE the struct wraps.
+ * seq_file: what BPF map iterators (shim/kernel/bpf/bpf_iter.c) and
+ * map_seq_show_elem use.  The seq_* output functions print to the FILE the
+ * struct wraps.
  */
 #ifndef _LINUX_SEQ_FILE_H
 #define _LINUX_SEQ_FILE_H
@@ -9,9 +10,12 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+struct bpf_iter_seq_info;
 struct seq_file {
 	FILE *out;
 	void *private;
+	/* a bpf_iter's seq_file (shim/kernel/bpf/bpf_iter.c): its map's iterator */
+	const struct bpf_iter_seq_info *ksim_bpf_iter;
 };
 struct seq_operations {
 	void *(*start)(struct seq_file *m, loff_t *pos);

@@ -6,9 +6,10 @@
  * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
  * around the ops, value copies through a buffer, -ENOENT for a missing
  * element.  Differences: no file descriptors, no BTF (a map with
- * btf_*_type_id gets -EOPNOTSUPP), no batch commands (generic_map_*_batch
- * return -ENOTSUPP), no programs (verifier/iterator hooks return
- * -ENOTSUPP), map_free runs synchronously at the final put.
+ * btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
+ * (generic_map_*_batch return -ENOTSUPP), programs only as C callbacks (the
+ * verifier hooks return -ENOTSUPP; map iterators: bpf_iter.c), map_free
+ * runs synchronously at the final put.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -171,16 +172,6 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 				   struct bpf_func_state *callee)
 {
 	return -ENOTSUPP;
-}
-
-struct bpf_prog *bpf_iter_get_info(struct bpf_iter_meta *meta, bool in_stop)
-{
-	return NULL;	/* no iterator program attached */
-}
-
-int bpf_iter_run_prog(struct bpf_prog *prog, void *ctx)
-{
-	return 0;
 }
 
 void btf_type_seq_show(const struct btf *btf, u32 type_id, void *obj, struct seq_file *m)
