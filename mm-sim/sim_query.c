@@ -113,7 +113,7 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 		      void *arg)
 {
 	MA_STATE(mas, &mm->mm_mt, start, start);
-	unsigned long prev_last = 0;
+	unsigned long prev_first = 0;
 	bool first = true, torn = false;
 	long n = 0;
 	void *entry;
@@ -121,12 +121,12 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 	rcu_read_lock();
 	mas_for_each(&mas, entry, end) {
 		/* mas_find() retries on a dead node itself; ranges come from the walk */
-		if (!first && mas.index <= prev_last)
+		if (!first && mas.last < prev_first)
 			torn = true;
 		if (mas.last < mas.index)
 			torn = true;
 		first = false;
-		prev_last = mas.last;
+		prev_first = mas.index;
 		if (fn)
 			fn(arg, mas.index, mas.last, entry);
 		n++;

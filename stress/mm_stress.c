@@ -429,11 +429,26 @@ static void writer(struct ksim_stress_thread *t)
 struct walk_arg {
 	struct ksim_stress_thread *t;
 	unsigned long bad;
+	long n;
+	unsigned long prev[2], tear[4];	/* the last range; the first tear: the ranges around it */
+	const void *prev_entry, *tear_entry[2];
 };
 
 static void walk_entry(void *arg, unsigned long first, unsigned long last, const void *entry)
 {
 	struct walk_arg *w = arg;
+
+	if (w->n++ && (last < w->prev[0] || last < first) && !w->tear[1]) {
+		w->tear[0] = w->prev[0];
+		w->tear[1] = w->prev[1];
+		w->tear[2] = first;
+		w->tear[3] = last;
+		w->tear_entry[0] = w->prev_entry;
+		w->tear_entry[1] = entry;
+	}
+	w->prev[0] = first;
+	w->prev[1] = last;
+	w->prev_entry = entry;
 
 	if (!entry || (first & (PG - 1)) || ((last + 1) & (PG - 1)) || page_index(first) < 0 ||
 	    page_index(last) < 0)
@@ -720,10 +735,11 @@ static void reader(struct ksim_stress_thread *t)
 			continue;
 		}
 		if (how == 0) {
-			struct walk_arg w = { t, 0 };
+			struct walk_arg w = { .t = t };
 			long n = ksim_mm_rcu_walk(s->mm, 0, ULONG_MAX, walk_entry, &w);
 
-			KSIM_STRESS_CHECK(t, n >= 0, "lockless walk saw a torn tree");
+			KSIM_STRESS_CHECK(t, n >= 0, "lockless walk saw a torn tree: [%#lx, %#lx] = %p, then [%#lx, %#lx] = %p",
+					  w.tear[0], w.tear[1], w.tear_entry[0], w.tear[2], w.tear[3], w.tear_entry[1]);
 			KSIM_STRESS_CHECK(t, !w.bad, "lockless walk: %lu bad entries", w.bad);
 			pthread_rwlock_unlock(&s->lock);
 			ksim_stress_checks(t, 1);
