@@ -767,3 +767,35 @@ const char *ksim_bpf_model_iter(struct ksim_bpf_model *m, u32 chunk, u8 retry_ma
 	free(c.retried);
 	return c.why;
 }
+
+const char *ksim_bpf_model_mem_usage(struct ksim_bpf_model *m)
+{
+	u64 u = ksim_bpf_map_mem_usage(m->map);
+	bool prealloc = !(m->map->map_flags & BPF_F_NO_PREALLOC);
+	const char *why = NULL;
+
+	if (!u || !(m->kind & KSIM_BPF_KIND_HASH))
+		return NULL;
+	if (!m->mu) {
+		/* the first sample */
+	} else if (prealloc) {
+		if (u != m->mu)
+			why = fail("mem_usage of a preallocated map went from %llu to %llu (%u -> %u keys)",
+				   (unsigned long long)m->mu, (unsigned long long)u, m->mu_n, m->n);
+	} else if (m->n != m->mu_n) {
+		s64 du = (s64)(u - m->mu), dn = (s64)m->n - (s64)m->mu_n;
+
+		if (du % dn || du / dn <= 0 || (m->mu_per_key && (u64)(du / dn) != m->mu_per_key))
+			why = fail("mem_usage %llu at %u keys after %llu at %u keys (%llu a key before)",
+				   (unsigned long long)u, m->n, (unsigned long long)m->mu, m->mu_n,
+				   (unsigned long long)m->mu_per_key);
+		else
+			m->mu_per_key = du / dn;
+	} else if (u != m->mu) {
+		why = fail("mem_usage went from %llu to %llu at %u keys", (unsigned long long)m->mu,
+			   (unsigned long long)u, m->n);
+	}
+	m->mu = u;
+	m->mu_n = m->n;
+	return why;
+}

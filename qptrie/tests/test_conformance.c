@@ -364,6 +364,7 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	ksim_bpf_model_init(&M.m, v, M.map, NMAX);
 	for (u32 i = 0; i < ops; i++) {
 		one_op(r);
+		JUDGE(ksim_bpf_model_mem_usage(&M.m));
 		if (ksim_problem_count(KSIM_P_TEST) > 5)
 			break;
 	}
@@ -373,8 +374,10 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	ksim_fault_resume();
 	check_walk();
 	/* fill up, then past the limit */
-	for (u32 i = 0; i < 4 * max && ksim_problem_count(KSIM_P_TEST) <= 5; i++)
+	for (u32 i = 0; i < 4 * max && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
 		one_op(r);
+		JUDGE(ksim_bpf_model_mem_usage(&M.m));
+	}
 	ksim_bpf_map_free(M.map);
 	ksim_bpf_model_fini(&M.m);
 }

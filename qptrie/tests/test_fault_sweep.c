@@ -258,6 +258,17 @@ static bool run(unsigned long nth)
 			break;
 		}
 		/*
+		 * The element count behind the memory estimate follows the
+		 * model, failures included (LRU maps preallocate: a constant,
+		 * whatever they evicted).
+		 */
+		why = ksim_bpf_model_mem_usage(&M);
+		if (why) {
+			ksim_test_fail(__FILE__, __LINE__, "mem_usage", "%s nth=%lu step %d: %s", V->name, nth,
+				       step, why);
+			break;
+		}
+		/*
 		 * Objects freed with bpf_mem_cache_free_rcu() (7.x lpm_trie)
 		 * return to the cache when their grace period ends, on the RCU
 		 * worker's time: without this the next refill's allocations

@@ -91,6 +91,9 @@ struct ksim_bpf_model {
 	u32 vsize;		/* bytes a lookup copies (per-CPU: all CPUs) */
 	u32 n, cap;
 	struct ksim_bpf_ment *e;
+	/* map_mem_usage() as last judged: at @mu_n keys, @mu; per key (0: not known yet) */
+	u32 mu_n;
+	u64 mu, mu_per_key;
 };
 
 /*
@@ -160,6 +163,15 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp);
  * empty after.  *@errp: -ENOTSUPP for a map without batch ops (no verdict).
  */
 const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp);
+
+/*
+ * The map's memory usage (map_mem_usage(), bpf_map_show_fdinfo()'s
+ * "memlock"), hash maps: a preallocated map's never changes; an
+ * allocating map's is affine in the number of keys (hashtab.c counts its
+ * elements: a count drifting from the model shows here, before the map
+ * looks full too early).  No verdict where the tree has no such op.
+ */
+const char *ksim_bpf_model_mem_usage(struct ksim_bpf_model *m);
 
 /* ---- what a BPF program sees (its helpers, under RCU, on one CPU) ---- */
 

@@ -153,6 +153,8 @@ long ksim_bpf_prog_for_each(struct bpf_map *map, bpf_callback_t fn, void *ctx, u
  */
 int ksim_bpf_map_iter(struct bpf_map *map, int (*fn)(struct bpf_iter__bpf_map_elem *ctx, void *arg),
 		      void *arg, u32 chunk);
+/* bpf_map_memory_usage() (the fdinfo "memlock"): the map's own estimate, 0 without the op */
+u64 ksim_bpf_map_mem_usage(const struct bpf_map *map);
 /* The program helpers bpf_map_update_elem()/bpf_map_delete_elem(): straight
  * to the ops, no value copy; caller holds rcu_read_lock(). */
 int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,

@@ -499,6 +499,11 @@ void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
 	return map->ops->map_lookup_elem(map, k.ptr);
 }
 
+u64 ksim_bpf_map_mem_usage(const struct bpf_map *map)
+{
+	return map->ops->map_mem_usage ? map->ops->map_mem_usage(map) : 0;
+}
+
 /* bpf_map_lookup_percpu_elem() from a program: @cpu's value of a per-CPU map */
 void *ksim_bpf_prog_lookup_percpu(struct bpf_map *map, const void *key, u32 key_len, u32 cpu)
 {
