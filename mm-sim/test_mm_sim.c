@@ -251,9 +251,20 @@ static void random_mremap(struct ksim_rng *rng, struct mm_struct *mm, unsigned l
 	if (flags & KSIM_MREMAP_DONTUNMAP)
 		new_len = old_len;
 	n = (old_len < new_len ? old_len : new_len) / PG;
-	before = calloc(n, sizeof(*before));
-	for (k = 0; k < n; k++)
+	before = calloc(2 * n, sizeof(*before));
+	for (k = 0; k < n; k++) {
 		before[k] = ksim_mm_pfn(mm, addr + k * PG);
+		/*
+		 * A move-only mremap (MREMAP_FIXED, old_len == new_len):
+		 * remap_move() (7.x) moves VMA by VMA, unmapping each one's own
+		 * destination only: where the source has a gap (not at its
+		 * start) the destination keeps what it had (fuzz/mm.c's model
+		 * says the same).  Older trees refuse a source with a gap.
+		 */
+		if (KSIM_HAVE_MREMAP_MULTI_VMA && (flags & KSIM_MREMAP_FIXED) && old_len == new_len &&
+		    !(ksim_mm_find_vma(mm, addr + k * PG, &vi) && vi.start <= addr + k * PG))
+			before[k] = ksim_mm_pfn(mm, new_addr + k * PG);
+	}
 	r = ksim_mremap(mm, addr, old_len, new_len, flags, new_addr);
 	KSIM_EXPECT(r >= 0 || r == -EINVAL || r == -EFAULT || r == -ENOMEM, "mremap: %ld", r);
 	if (r >= 0) {
