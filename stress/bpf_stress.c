@@ -3,9 +3,19 @@
  * bpf_stress: one BPF map variant (ksim/bpf.h, qptrie/) hammered by reader
  * threads doing what BPF programs do and writer threads doing what the
  * bpf(2) syscall and programs do.  One source, one program per variant
- * (BPF_STRESS_VARIANT, see stress/CMakeLists.txt): bpf_hash,
- * bpf_hash_noprealloc, bpf_lru_hash, bpf_lpm_trie, bpf_qp_trie_ref and, when
- * KSRC has the posted series, bpf_qp_trie.
+ * (BPF_STRESS_VARIANT, see qptrie/CMakeLists.txt): bpf_hash,
+ * bpf_hash_noprealloc, bpf_lru_hash, bpf_percpu_hash,
+ * bpf_percpu_hash_noprealloc, bpf_lru_percpu_hash, bpf_lpm_trie,
+ * bpf_qp_trie_ref and, when KSRC has the posted series, bpf_qp_trie.
+ *
+ * Per-CPU maps hold one value per CPU; CPU c's copy is made of words
+ * c * VWORDS .. (enc()'s index), so a copy written to or read from the
+ * wrong CPU's place shows.  Writers update all copies from user space
+ * (a program's update writes only its CPU's copy, which would leave
+ * copies of different versions: not done here) and check every copy;
+ * readers check the copy of the CPU they run on, judged as the hash maps'
+ * (an update of a present key copies in place: a torn copy needs an
+ * operation in flight).
  *
  * Keys and values.  NKEYS keys, generated from the seed (hash: 8 random
  * bytes; LPM: prefix length 8..32 and 4 data bytes with shared prefixes;
@@ -96,6 +106,7 @@
 #define KEYMAX		16
 #define QP_MAXLEN	16
 #define WALK_MAX	8
+#define VALL		(VWORDS * KSIM_NR_CPUS)	/* a syscall value: per-CPU maps, every CPU's */
 
 struct skey {
 	u8 b[KEYMAX];
@@ -126,6 +137,7 @@ static int nr_writers;
 static u32 max_entries;
 static long present_total;		/* keys present per the models (atomic) */
 static bool has_lookup_and_delete;
+static u32 vcopies = 1;			/* per-CPU maps: one value per CPU */
 static unsigned long reused_seen;	/* hash: reader saw another key's value (allowed) */
 
 static bool is(unsigned int kind)
@@ -274,10 +286,17 @@ static bool dec(u64 w, u32 i, u32 *k, u64 *v)
 	return *k < NKEYS && enc(*k, *v, i) == w;
 }
 
+/* Per-CPU maps: CPU c's copy has words c * VWORDS.., so a copy in the wrong CPU's place shows. */
 static void fill(u64 *val, u32 k, u64 v)
 {
-	for (u32 i = 0; i < VWORDS; i++)
+	for (u32 i = 0; i < vcopies * VWORDS; i++)
 		val[i] = enc(k, v, i);
+}
+
+/* The first word index of the copy a program on this CPU sees. */
+static u32 word_base(void)
+{
+	return vcopies > 1 ? (u32)smp_processor_id() * VWORDS : 0;
 }
 
 /*
@@ -344,7 +363,8 @@ static bool fault_errno(int ret)
 /* The key's state in the map against the model (syscall lookup: a copy). */
 static void check_key(struct ksim_stress_thread *t, u32 k, const char *after)
 {
-	u64 val[VWORDS], want[VWORDS];
+	u64 val[VALL], want[VALL];
+	size_t vbytes = vcopies * VWORDS * 8;
 	struct kmodel *m = &model[k];
 	int ret = ksim_bpf_map_lookup(map, keys[k].b, keys[k].len, val, 0);
 
@@ -355,7 +375,7 @@ static void check_key(struct ksim_stress_thread *t, u32 k, const char *after)
 	 */
 	fill(want, k, m->ver);
 	for (int i = 0; i < 8 && is(KSIM_BPF_KIND_LRU) && m->present && ret == 0 &&
-	     memcmp(val, want, sizeof(val)); i++)
+	     memcmp(val, want, vbytes); i++)
 		ret = ksim_bpf_map_lookup(map, keys[k].b, keys[k].len, val, 0);
 	if (ret == -ENOENT && m->present && is(KSIM_BPF_KIND_LRU)) {
 		m->present = false;	/* evicted by another key's update */
@@ -385,14 +405,18 @@ static void check_key(struct ksim_stress_thread *t, u32 k, const char *after)
 	if (ret)
 		goto out;
 	fill(want, k, m->ver);
-	if (memcmp(val, want, sizeof(val))) {
+	for (u32 c = 0; c < vcopies; c++) {
 		u32 gk;
 		u64 gv;
-		bool ok = dec(val[0], 0, &gk, &gv);
+		bool ok;
 
+		if (!memcmp(val + c * VWORDS, want + c * VWORDS, VWORDS * 8))
+			continue;
+		ok = dec(val[c * VWORDS], c * VWORDS, &gk, &gv);
 		ksim_stress_fail(t, __FILE__, __LINE__,
-				 "after %s: key %u should hold version %" PRIu64 ", map has %s key %u version %" PRIu64,
-				 after, k, m->ver, ok ? "" : "(garbage)", gk, gv);
+				 "after %s: key %u should hold version %" PRIu64 ", map has %s key %u version %" PRIu64
+				 " (CPU %u's copy)", after, k, m->ver, ok ? "" : "(garbage)", gk, gv, c);
+		break;
 	}
 out:
 	if (t)
@@ -411,7 +435,7 @@ static void writer(struct ksim_stress_thread *t)
 		unsigned int op = ksim_rng_below(&t->rng, 100);
 		bool prog = ksim_rng_below(&t->rng, 5) == 0;
 		bool lru = is(KSIM_BPF_KIND_LRU);
-		u64 val[VWORDS];
+		u64 val[VALL];
 		const char *what;
 		int ret;
 
@@ -425,7 +449,8 @@ static void writer(struct ksim_stress_thread *t)
 
 			__atomic_store_n(&s->ver_started, v, __ATOMIC_RELEASE);
 			fill(val, k, v);
-			if (prog) {
+			/* a program writes its own CPU's copy only: per-CPU maps update from user space */
+			if (prog && vcopies == 1) {
 				rcu_read_lock();
 				ret = ksim_bpf_prog_update(map, keys[k].b, keys[k].len, val, f);
 				rcu_read_unlock();
@@ -457,7 +482,7 @@ static void writer(struct ksim_stress_thread *t)
 			}
 		} else if (op < 80) {
 			bool and_lookup = op >= 70 && has_lookup_and_delete;
-			u64 want[VWORDS];
+			u64 want[VALL];
 
 			if (and_lookup) {
 				ret = ksim_bpf_map_lookup_and_delete(map, keys[k].b, keys[k].len, val, 0);
@@ -475,7 +500,7 @@ static void writer(struct ksim_stress_thread *t)
 			} else if (ret == 0 && (m->present)) {
 				if (and_lookup) {
 					fill(want, k, m->ver);
-					KSIM_STRESS_CHECK(t, !memcmp(val, want, sizeof(val)),
+					KSIM_STRESS_CHECK(t, !memcmp(val, want, vcopies * VWORDS * 8),
 							  "lookup_and_delete of key %u: value is not version %" PRIu64,
 							  k, m->ver);
 				}
@@ -515,7 +540,7 @@ static void check_value(struct ksim_stress_thread *t, u32 k, u32 addr, const u64
 	bool untorn = true;
 
 	for (u32 i = 0; i < VWORDS; i++) {
-		if (!dec(val[i], i, &wk, &wv)) {
+		if (!dec(val[i], word_base() + i, &wk, &wv)) {
 			ksim_stress_fail(t, __FILE__, __LINE__,
 					 "lookup of key %u: word %u of the value is %#" PRIx64
 					 ", never a word of any value of this map", k, i, val[i]);
@@ -698,7 +723,7 @@ static u64 reader_for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg
 		return 1;
 	}
 	for (u32 i = 0; i < VWORDS; i++) {
-		if (!dec(val[i], i, &wk, &wv) || wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
+		if (!dec(val[i], word_base() + i, &wk, &wv) || wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
 			ksim_stress_fail(c->t, __FILE__, __LINE__,
 					 "for_each at key %d: word %u of the value is %#" PRIx64
 					 ", never a word written to this map", j, i, val[i]);
@@ -782,13 +807,15 @@ static void setup(void)
 		exit(2);
 	}
 	has_lookup_and_delete = map->ops->map_lookup_and_delete_elem != NULL;
+	if (is(KSIM_BPF_KIND_PERCPU))
+		vcopies = nr_cpu_ids;
 }
 
 /* With the writers stopped: the map against the writers' models, by the maps' one model. */
 static void teardown(void)
 {
 	struct ksim_bpf_model mm = { 0 };
-	u64 val[VWORDS];
+	u64 val[VALL];
 	const char *why;
 	int err = -ENOENT;
 

@@ -38,7 +38,7 @@
 #include <ksim/bpf.h>
 
 #define KSIM_BPF_MODEL_KMAX	68			/* LPM: 4 + 64 data bytes */
-#define KSIM_BPF_MODEL_VMAX	(48 * KSIM_NR_CPUS)	/* per-CPU: every CPU's copy */
+#define KSIM_BPF_MODEL_VMAX	(64 * KSIM_NR_CPUS)	/* per-CPU: every CPU's copy (bpf_stress: 64 bytes) */
 
 /* ---- keys and the maps' documented semantics ---- */
 
