@@ -526,7 +526,6 @@ static void run_op(struct ksim_fuzz_in *in)
 			const char *why;
 			int err;
 
-			disarm();	/* failures inside batches are not judged yet */
 			KSIM_FUZZ_TRACE("    batch walk, %u a call%s\n", (flags & 0xf) + 1,
 					flags & 0x20 ? ", deleting" : "");
 			why = ksim_bpf_model_batch_walk(&M.m, flags & 0x20, (flags & 0xf) + 1, &err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include <linux/kernel.h>
+#include <ksim/fault.h>
 #include <qptrie/model.h>
 
 /* ---- keys ---- */
@@ -467,7 +468,7 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 	u8 *keys = calloc(n0 + 1, ks), *vals = calloc(n0 + 1, vs);
 	bool *seen = calloc(n0 + 1, sizeof(*seen));
 	const char *why = NULL;
-	int err, calls = 0;
+	int err, calls = 0, refused = 0;
 
 	if (!chunk)
 		chunk = 1;
@@ -498,6 +499,19 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 				break;
 			}
 			chunk *= 2;
+			batch = next;
+			continue;
+		}
+		/*
+		 * A bucket lock that failed, or an allocation failure (the key
+		 * and value buffers): the call returns what it copied (and, with
+		 * @del, deleted) before, the position of the bucket it stopped
+		 * at, and the error; user space goes on from there.
+		 */
+		if (err && err != -ENOENT &&
+		    (ksim_bpf_lock_error_ok(m->map, m->kind, false, err) ||
+		     (err == -ENOMEM && ksim_fault_armed())) && ++refused < 1000) {
+			total += count;
 			batch = next;
 			continue;
 		}

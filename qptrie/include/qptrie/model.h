@@ -160,7 +160,10 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp);
  * calls of @chunk entries (doubled after an -ENOSPC, as user space must):
  * every model key exactly once, with the model's value, nothing else, the
  * last call -ENOENT; with @del the keys leave the model and the map is
- * empty after.  *@errp: -ENOTSUPP for a map without batch ops (no verdict).
+ * empty after.  A call refused by a failed bucket lock (or an injected
+ * allocation failure) returns what it copied before and where it stopped,
+ * and the walk goes on from there.  *@errp: -ENOTSUPP for a map without
+ * batch ops (no verdict).
  */
 const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp);
 
