@@ -541,7 +541,6 @@ static void run_op(struct ksim_fuzz_in *in)
 			KSIM_FUZZ_TRACE("    iterator, %u a read, retry %#x\n", (flags & 7) + 1, retry);
 			why = ksim_bpf_model_iter(&M.m, (flags & 7) + 1, retry, &err);
 			KSIM_FUZZ_CHECK(!why, "iterator: %s", why);
-			KSIM_FUZZ_CHECK(err != -ENOMEM || ksim_fault_armed(), "iterator: -ENOMEM with no fault");
 			break;
 		}
 		if ((flags & 0xc0) == 0x80 && M.map->ops->map_for_each_callback) {

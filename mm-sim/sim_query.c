@@ -113,20 +113,12 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 		      void *arg)
 {
 	MA_STATE(mas, &mm->mm_mt, start, start);
-	unsigned long prev_first = 0;
-	bool first = true, torn = false;
 	long n = 0;
 	void *entry;
 
 	rcu_read_lock();
 	mas_for_each(&mas, entry, end) {
 		/* mas_find() retries on a dead node itself; ranges come from the walk */
-		if (!first && mas.last < prev_first)
-			torn = true;
-		if (mas.last < mas.index)
-			torn = true;
-		first = false;
-		prev_first = mas.index;
 		if (fn)
 			fn(arg, mas.index, mas.last, entry);
 		n++;
@@ -134,7 +126,7 @@ long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long e
 			break;
 	}
 	rcu_read_unlock();
-	return torn ? -1 : n;
+	return n;
 }
 
 /* The page mapped at @addr (its fake pfn), 0 if none; under mmap_read_lock. */

@@ -251,7 +251,7 @@ static void random_mremap(struct ksim_rng *rng, struct mm_struct *mm, unsigned l
 	if (flags & KSIM_MREMAP_DONTUNMAP)
 		new_len = old_len;
 	n = (old_len < new_len ? old_len : new_len) / PG;
-	before = calloc(2 * n, sizeof(*before));
+	before = calloc(n, sizeof(*before));
 	for (k = 0; k < n; k++) {
 		before[k] = ksim_mm_pfn(mm, addr + k * PG);
 		/*

@@ -529,6 +529,20 @@ static void writer(struct ksim_stress_thread *t)
 
 /* ---- readers ---- */
 
+/*
+ * Word @i of the value a program on this CPU reads: what is wrong with it,
+ * or NULL and its key and version.  The map's memory only ever holds words
+ * of values written to it.
+ */
+static const char *bad_word(u64 w, u32 i, u32 *k, u64 *v)
+{
+	if (!dec(w, word_base() + i, k, v))
+		return "never a word of any value of this map";
+	if (*v > __atomic_load_n(&kst[*k].ver_started, __ATOMIC_ACQUIRE))
+		return "a word of a version never written";
+	return NULL;
+}
+
 static void check_value(struct ksim_stress_thread *t, u32 k, u32 addr, const u64 *val,
 			u64 ver_done0, u64 op_done0)
 {
@@ -540,16 +554,11 @@ static void check_value(struct ksim_stress_thread *t, u32 k, u32 addr, const u64
 	bool untorn = true;
 
 	for (u32 i = 0; i < VWORDS; i++) {
-		if (!dec(val[i], word_base() + i, &wk, &wv)) {
-			ksim_stress_fail(t, __FILE__, __LINE__,
-					 "lookup of key %u: word %u of the value is %#" PRIx64
-					 ", never a word of any value of this map", k, i, val[i]);
-			return;
-		}
-		if (wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
-			ksim_stress_fail(t, __FILE__, __LINE__,
-					 "lookup of key %u: word %u is key %u version %" PRIu64 ", never written",
-					 k, i, wk, wv);
+		const char *bad = bad_word(val[i], i, &wk, &wv);
+
+		if (bad) {
+			ksim_stress_fail(t, __FILE__, __LINE__, "lookup of key %u: word %u of the value is %#"
+					 PRIx64 ", %s", k, i, val[i], bad);
 			return;
 		}
 		if (!i) {
@@ -723,10 +732,11 @@ static u64 reader_for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg
 		return 1;
 	}
 	for (u32 i = 0; i < VWORDS; i++) {
-		if (!dec(val[i], word_base() + i, &wk, &wv) || wv > __atomic_load_n(&kst[wk].ver_started, __ATOMIC_ACQUIRE)) {
-			ksim_stress_fail(c->t, __FILE__, __LINE__,
-					 "for_each at key %d: word %u of the value is %#" PRIx64
-					 ", never a word written to this map", j, i, val[i]);
+		const char *bad = bad_word(val[i], i, &wk, &wv);
+
+		if (bad) {
+			ksim_stress_fail(c->t, __FILE__, __LINE__, "for_each at key %d: word %u of the value is %#"
+					 PRIx64 ", %s", j, i, val[i], bad);
 			c->bad = true;
 			return 1;
 		}

@@ -79,12 +79,11 @@ const char *__tsan_default_suppressions(void)
 		"race:prealloc_lru_pop\n"
 		"race:htab_lru_map_update_elem\n"
 		/* Per-CPU hashes: an update of a present key copies each CPU's
-		 * value in place (pcpu_copy_value(); a new or reused element:
-		 * pcpu_init_value()) while a program on that CPU may read it;
-		 * per-CPU values have no atomicity (stress/bpf_stress.c
-		 * accepts a torn copy only with an operation in flight). */
+		 * value in place (pcpu_copy_value()) while a program on that
+		 * CPU may read it; per-CPU values have no atomicity
+		 * (stress/bpf_stress.c accepts a torn copy only with an
+		 * operation in flight). */
 		"race:pcpu_copy_value\n"
-		"race:pcpu_init_value\n"
 		/* kernel/bpf/lpm_trie.c: deleting a node with two children
 		 * marks it intermediate in place (node->flags), which lockless
 		 * lookups load; top frame only, so a free in that function's

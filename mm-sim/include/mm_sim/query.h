@@ -37,12 +37,8 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
  * kernel's RCU readers do before taking a per-VMA lock: the entries' ranges
  * and pointers only, never the VMA memory (ksim_mm_lock_vma() is the
  * lookup that may look at a VMA: it holds the per-VMA read lock).  Calls
- * @fn for every entry; returns the entries seen, or -1 if the walk saw a
- * range wholly before the previous one or an inverted range (a torn
- * tree).  Overlaps are not torn: a walk reports each range as it was when
- * it read it, and after a node died under it mas_find() re-walks from the
- * previous range's end, so a range the writers since shrank may be
- * followed by one that took its tail.
+ * @fn for every entry (the range as the walk reported it) and returns the
+ * number of entries; judging the ranges is the caller's (stress/mm_stress.c).
  */
 long ksim_mm_rcu_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
 		      void (*fn)(void *arg, unsigned long first, unsigned long last, const void *entry),

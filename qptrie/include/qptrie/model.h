@@ -205,7 +205,7 @@ const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop,
  * then exactly one final call without an object; the program asks for the
  * k-th visited element again when bit k % 8 of @retry_mask is set.  *@errp:
  * what the read returned (-ENOTSUPP for a map without an iterator: no
- * verdict; -ENOMEM only under fault injection, left to the caller).
+ * verdict; -ENOMEM is accepted only with fault injection armed).
  */
 const char *ksim_bpf_model_iter(struct ksim_bpf_model *m, u32 chunk, u8 retry_mask, int *errp);
 
