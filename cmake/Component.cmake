@@ -86,6 +86,36 @@ function(_ksim_write_denylist)
 endfunction()
 
 # ---------------------------------------------------------------- tests
+# ksim_discover_tests(TARGET t PREFIX p XFAIL table LABELS l... TIMEOUT s)
+# For a binary whose test names come from the kernel tree (the tree's own
+# test lists, which differ between trees and #if blocks): after each build,
+# `t --list` names them and CTest runs one test p/<name> each (`t -t
+# <name>`, through scripts/ksim-xfail with part <name>), read from a file
+# CTest includes when it starts (TEST_INCLUDE_FILES).
+function(ksim_discover_tests)
+  cmake_parse_arguments(D "" "TARGET;PREFIX;XFAIL;TIMEOUT" "LABELS" ${ARGN})
+  set(_out ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_tests.cmake)
+  list(JOIN D_LABELS "," _labels)
+  add_custom_command(TARGET ${D_TARGET} POST_BUILD
+    COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-discover-tests --out ${_out}
+      --prefix ${D_PREFIX} --table ${D_XFAIL} --kver ${KSIM_KVERSION}
+      --xfail ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail --labels "${_labels}" --timeout ${D_TIMEOUT}
+      -- $<TARGET_FILE:${D_TARGET}>
+    VERBATIM)
+  # Before the first build there is no list: one test that says so.
+  set(_inc ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_include.cmake)
+  file(WRITE ${_inc} "if(EXISTS \"${_out}\")\n  include(\"${_out}\")\nelse()\n"
+    "  add_test([=[${D_PREFIX}/NOT_BUILT]=] ${CMAKE_COMMAND} -E echo [=[${D_TARGET} not built: its tests are named when it is]=])\n"
+    "  set_tests_properties([=[${D_PREFIX}/NOT_BUILT]=] PROPERTIES WILL_FAIL TRUE)\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_inc})
+  if(KSIM_COMPONENT)	# built and run with the component's other tests (repro, mutate)
+    set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_TEST_TARGETS ${D_TARGET})
+    foreach(l ${D_LABELS})
+      set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_LABELS ${l})
+    endforeach()
+  endif()
+endfunction()
+
 # ksim_test(NAME n COMMAND cmd... [LABELS l...] [TIMEOUT s] [XFAIL TABLE PART]
 #           [ENVIRONMENT e...] [PASS_REGULAR_EXPRESSION re] [WORKING_DIRECTORY d]
 #           [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] [RUN_SERIAL])

@@ -117,6 +117,9 @@ ksim_feature(KSIM_HAVE_UNMAP_DESC FILE mm/memory.c
   WHY "free_pgtables()/unmap_vmas() take a struct unmap_desc")
 ksim_feature(KSIM_HAVE_MAPPING_RMAP_TREE FILE mm/interval_tree.c REGEX "^void mapping_rmap_tree_insert\\("
   WHY "the i_mmap/anon_vma interval trees are reached through mapping_rmap_tree_*()/anon_rmap_tree_*()")
+ksim_feature(KSIM_HAVE_VMA_TESTS FILE tools/testing/vma/tests/merge.c
+  WHY "tools/testing/vma's tests are files of their own (tests/merge.c, mmap.c, vma.c), apart from its harness"
+  )
 ksim_feature(KSIM_HAVE_ANON_VMA_CHAIN_ASSIGN FILE mm/rmap.c REGEX "^static void anon_vma_chain_assign\\("
   WHY "anon_vma_chain_link() became anon_vma_chain_assign() (7.x; in 6.12.117, not in 6.12.95)")
 ksim_feature(KSIM_HAVE_ANON_VMA_CLONE_OP FILE mm/rmap.c REGEX "^static void cleanup_partial_anon_vmas\\("

@@ -21,6 +21,9 @@
 #include <mm_sim/sim.h>	/* KSIM_MADV_*: the uapi advice numbers */
 #include <lib/rbtree.c>
 #include <mm/interval_tree.c>
+#ifdef KSIM_VMA_SUITE
+#include "vma_suite_rmap.h"	/* the tree's VMA tests watch the anon_vma trees from here on */
+#endif
 
 #if !KSIM_HAVE_MM_VMA_INIT_C
 struct kmem_cache *vm_area_cachep;		/* kernel/fork.c */

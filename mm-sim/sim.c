@@ -69,12 +69,9 @@ void ksim_mm_sim_init(void)
 	ksim_current = &ksim_task_struct;
 }
 
-/* The mm_alloc()/mm_init() part that matters here. */
-struct mm_struct *ksim_mm_new(void)
+/* The mm_init() part that matters here, on a zeroed mm. */
+int ksim_mm_init(struct mm_struct *mm)
 {
-	struct mm_struct *mm = calloc(1, sizeof(*mm));
-
-	BUG_ON(!mm);
 	mt_init_flags(&mm->mm_mt, MM_MT_FLAGS);
 	init_rwsem(&mm->mmap_lock);
 	mt_set_external_lock(&mm->mm_mt, &mm->mmap_lock);
@@ -85,7 +82,16 @@ struct mm_struct *ksim_mm_new(void)
 	mm->mmap_base = KSIM_MMAP_BASE;		/* bottom-up layout from here (get_unmapped_area) */
 	INIT_LIST_HEAD(&mm->mmlist);
 	mm->pgd = pgd_alloc(mm);
-	if (!mm->pgd) {
+	return mm->pgd ? 0 : -ENOMEM;
+}
+
+/* mm_alloc(): a new mm, on the list of live mms the checks walk. */
+struct mm_struct *ksim_mm_new(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	BUG_ON(!mm);
+	if (ksim_mm_init(mm)) {
 		free(mm);
 		return NULL;
 	}

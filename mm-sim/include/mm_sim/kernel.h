@@ -237,6 +237,8 @@ struct anon_vma {
 	unsigned long num_active_vmas;
 	struct anon_vma *parent;
 	struct rb_root_cached rb_root;
+	/* Read by the tree's tools/testing/vma tests, set in vma_suite.c */
+	bool was_cloned, was_unlinked;
 };
 
 struct anon_vma_chain {
