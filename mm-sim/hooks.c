@@ -226,6 +226,16 @@ void ksim_mm_set_has_uprobes(struct mm_struct *mm)
 	mmf_set(mm, MMF_HAS_UPROBES);
 }
 
+/*
+ * The top-down layout, as arch_pick_mmap_layout() sets it for every
+ * non-legacy process on x86-64: MMF_TOPDOWN, mmap_base below the stack.
+ */
+void ksim_mm_set_topdown(struct mm_struct *mm)
+{
+	mmf_set(mm, MMF_TOPDOWN);
+	mm->mmap_base = KSIM_MMAP_BASE_TOPDOWN;
+}
+
 bool ksim_mm_has_uprobes(struct mm_struct *mm)
 {
 	return mmf_test(mm, MMF_HAS_UPROBES) && mmf_test(mm, MMF_RECALC_UPROBES);

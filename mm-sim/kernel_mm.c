@@ -255,6 +255,12 @@ long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new
 {
 	return ksim_sys_mremap(addr, old_len, new_len, flags, new_addr);
 }
+
+/* get_unmapped_area(NULL, 0, len, 0, 0) for current->mm == @mm, mmap lock held */
+unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)
+{
+	return ksim_mm_get_unmapped_area(mm, NULL, 0, len, 0, 0);
+}
 #endif
 
 int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)

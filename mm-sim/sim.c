@@ -209,6 +209,42 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 #endif
 }
 
+/*
+ * do_mmap() without MAP_FIXED for an anonymous private mapping: where
+ * get_unmapped_area() says (the mm's layout), then mmap_region().  Returns
+ * the address or a negative errno.
+ */
+long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags)
+{
+#if KSIM_HAVE_MM_VMA_C
+	LIST_HEAD(uf);
+	long addr;
+
+	if (!len || len & ~PAGE_MASK)
+		return -EINVAL;
+	ksim_set_current(mm);
+	mmap_write_lock(mm);
+	addr = ksim_get_unmapped_area(mm, len);
+	if (!IS_ERR_VALUE(addr)) {
+		long ret;
+#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS
+		ret = mmap_region(NULL, addr, len, legacy_to_vma_flags(vm_flags), addr >> PAGE_SHIFT, &uf);
+#else
+		ret = mmap_region(NULL, addr, len, vm_flags, addr >> PAGE_SHIFT, &uf);
+#endif
+		if (IS_ERR_VALUE(ret))
+			addr = ret;
+	}
+	mmap_write_unlock(mm);
+	userfaultfd_unmap_complete(mm, &uf);
+	ksim_hooks_uf_done(mm, &uf, "mmap");
+	ksim_set_current(NULL);
+	return addr;
+#else
+	return -ENOSYS;
+#endif
+}
+
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 {
 #if KSIM_HAVE_MM_VMA_C

@@ -994,3 +994,82 @@ KSIM_TEST(mm_take_all_locks)
 	check(NULL, "exit");
 	check_all_freed();
 }
+
+/*
+ * The top-down layout (MMF_TOPDOWN, as x86-64 gives every process):
+ * mmap(NULL, len) goes to the highest gap below mmap_base that fits
+ * (generic_get_unmapped_area_topdown() -> vm_unmapped_area() ->
+ * unmapped_area_topdown(), the maple tree's reverse gap search).  Oracle:
+ * the gap computed from the VMA list, with the stack guard gap below a
+ * VM_GROWSDOWN VMA (vm_start_gap()).  Random maps of two flag sets (so
+ * neighbours do not always merge) and random unmaps punch holes of every
+ * size; every map is checked, and the invariants after every operation.
+ */
+static unsigned long topdown_expect(struct mm_struct *mm, unsigned long len)
+{
+	static struct ksim_vma_info v[1024];
+	unsigned long high = KSIM_MMAP_BASE_TOPDOWN, low = PG;
+	int n = ksim_mm_vmas(mm, v, 1024), i;
+
+	KSIM_ASSERT(n <= 1024);
+	/* from the top: each gap is [end of the previous VMA, start gap of the next) */
+	for (i = n; i >= 0; i--) {
+		unsigned long gap_end = i == n ? high : v[i].start;
+		unsigned long gap_start = i ? v[i - 1].end : low;
+
+		if (i < n && (v[i].flags & KSIM_VM_GROWSDOWN))
+			gap_end = gap_end > 256 * PG ? gap_end - 256 * PG : 0;	/* stack_guard_gap */
+		if (gap_end > high)
+			gap_end = high;
+		if (gap_start < low)
+			gap_start = low;
+		if (gap_end > gap_start && gap_end - gap_start >= len)
+			return gap_end - len;
+	}
+	return -ENOMEM;
+}
+
+KSIM_TEST(mmap_topdown)
+{
+	struct ksim_rng *rng = ksim_test_rng();
+	struct mm_struct *mm;
+	unsigned long stack = KSIM_MMAP_BASE_TOPDOWN - 300 * PG;
+	int step, maps = 0;
+
+	if (skip_without_vma_c())
+		return;
+	mm = ksim_mm_new();
+	ksim_mm_set_topdown(mm);
+	/* a stack just below mmap_base: maps keep its guard gap free */
+	KSIM_EXPECT(!ksim_mmap(mm, stack, 16 * PG, STACK, NULL, 0));
+	for (step = 0; step < 400; step++) {
+		struct ksim_vma_info v[1024];
+		int n = ksim_mm_vmas(mm, v, 1024);
+
+		if (n < 2 || ksim_rng_below(rng, 3)) {
+			unsigned long len = (1 + ksim_rng_below(rng, 24)) * PG;
+			unsigned long flags = ksim_rng_below(rng, 2) ? ANON_RW : (ANON_RW & ~KSIM_VM_WRITE);
+			unsigned long want = topdown_expect(mm, len);
+			long got = ksim_mmap_anywhere(mm, len, flags);
+
+			KSIM_EXPECT((unsigned long)got == want, "step %d: mmap(NULL, %lu pages) = %#lx, expected %#lx",
+				    step, len / PG, (unsigned long)got, want);
+			maps++;
+		} else {
+			/* unmap some pages of a VMA other than the stack */
+			int i = ksim_rng_below(rng, n);
+			unsigned long pages, off, cnt;
+
+			if (v[i].flags & KSIM_VM_GROWSDOWN)
+				continue;
+			pages = (v[i].end - v[i].start) / PG;
+			off = ksim_rng_below(rng, pages);
+			cnt = 1 + ksim_rng_below(rng, pages - off);
+			KSIM_EXPECT(!ksim_munmap(mm, v[i].start + off * PG, cnt * PG));
+		}
+		check(mm, "mmap_topdown step");
+	}
+	KSIM_EXPECT(maps > 100);
+	ksim_mm_exit(mm);
+	check_all_freed();
+}

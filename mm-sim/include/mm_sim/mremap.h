@@ -160,13 +160,17 @@ void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaul
 #define untagged_addr(a)		(a)
 #define mm_populate(a, l)		do { } while (0)
 
-/* get_unmapped_area(): no file has its own ->get_unmapped_area, no MMF_TOPDOWN layout */
+/*
+ * get_unmapped_area(): no file has its own ->get_unmapped_area; the generic
+ * (not x86's) arch_get_unmapped_area*(), bottom-up from mmap_base or, with
+ * MMF_TOPDOWN, top-down below it.
+ */
 #define TASK_UNMAPPED_BASE		(TASK_SIZE / 3)
 #define arch_get_mmap_end(addr, len, flags)	TASK_SIZE
+#define arch_get_mmap_base(addr, base)	(base)
 #define arch_mmap_check(addr, len, flags)	0
 #define security_mmap_addr(addr)	0
 #define trace_vm_unmapped_area(addr, info)	do { } while (0)
-#define arch_get_unmapped_area_topdown	arch_get_unmapped_area
 #define thp_get_unmapped_area_vmflags(f, a, l, p, fl, vf)	0UL
 #define thp_get_unmapped_area_vmaflags(f, a, l, p, fl, vf)	0UL
 #define thp_get_unmapped_area		NULL	/* as huge_mm.h without THP */

@@ -55,6 +55,12 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **child);
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       unsigned long vm_flags, struct file *file, unsigned long pgoff);
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
+/* The top-down layout (MMF_TOPDOWN, mmap_base KSIM_MMAP_BASE_TOPDOWN). */
+#define KSIM_MMAP_BASE_TOPDOWN	0x7f0000000000UL
+void ksim_mm_set_topdown(struct mm_struct *mm);
+/* mmap(NULL, len, ..., MAP_PRIVATE|MAP_ANONYMOUS): the address or -errno (-ENOSYS without mm/vma.c) */
+long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags);
+unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len);	/* kernel_mm.c */
 int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		  unsigned long access);	/* READ|WRITE|EXEC bits */
 /* mlock()/munlock(): @flags 0, KSIM_VM_LOCKED, or KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT */
