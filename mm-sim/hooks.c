@@ -232,7 +232,9 @@ void ksim_mm_set_has_uprobes(struct mm_struct *mm)
  */
 void ksim_mm_set_topdown(struct mm_struct *mm)
 {
-	mmf_set(mm, MMF_TOPDOWN);
+#if KSIM_HAVE_MMF_IN_MM_TYPES || KSIM_HAVE_MMF_TOPDOWN_IN_COREDUMP
+	mmf_set(mm, MMF_TOPDOWN);	/* 6.1 has no such bit (nor an mmap path here) */
+#endif
 	mm->mmap_base = KSIM_MMAP_BASE_TOPDOWN;
 }
 
