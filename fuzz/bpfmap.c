@@ -7,7 +7,7 @@
  *
  * Input (fuzz/gen_corpus.py speaks it):
  *   [variant][cfg][max_entries][ksize][vsize][fault]   then ops
- *   variant      index into ksim_bpf_variants[] (modulo the number built;
+ *   variant      index into the registered variants (ksim_bpf_variant(); modulo the number built;
  *                stand-ins, KSIM_BPF_KIND_STAND_IN, are not indexed)
  *   cfg          bit 0: bpf_mem_alloc checking mode (poison + quarantine)
  *   max_entries  (b & 0x7f) + 1
@@ -631,7 +631,9 @@ out:
 
 static void bpfmap_init(void)
 {
-	for (const struct ksim_bpf_variant *v = ksim_bpf_variants; v->name; v++)
+	const struct ksim_bpf_variant *v;
+
+	for (unsigned int i = 0; (v = ksim_bpf_variant(i)); i++)
 		if (!(v->kind & KSIM_BPF_KIND_STAND_IN) && nr_variants < ARRAY_SIZE(variants))
 			variants[nr_variants++] = v;
 }

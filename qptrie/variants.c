@@ -19,7 +19,7 @@ extern const struct bpf_map_ops qp_trie_map_ops;
 #define K KSIM_BPF_KIND_KERNEL
 #define HASH(name, ops, type, flags, kind) \
 	{ name, &ops, type, flags, KSIM_BPF_KIND_HASH | (kind) | K }
-const struct ksim_bpf_variant ksim_bpf_variants[] = {
+static const struct ksim_bpf_variant variants[] = {
 	/* hashtab.c: no order; an absent key restarts the walk */
 	HASH("hash", htab_map_ops, BPF_MAP_TYPE_HASH, 0, 0),
 	HASH("hash_noprealloc", htab_map_ops, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, 0),
@@ -66,6 +66,12 @@ const struct ksim_bpf_variant ksim_bpf_variants[] = {
 	  KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_STAND_IN },
 	{ NULL },
 };
+
+static void variants_init(void)
+{
+	ksim_bpf_register_variants(variants);
+}
+ksim_initcall(variants_init, KSIM_INIT_SUBSYS);
 
 bool ksim_qp_trie_ref_mutant_env(void)
 {

@@ -97,7 +97,7 @@
 #include <qptrie/qp_trie_ref.h>
 
 #ifndef BPF_STRESS_VARIANT
-#error "BPF_STRESS_VARIANT (a ksim_bpf_variants[] name) must be defined"
+#error "BPF_STRESS_VARIANT (a variant name, qptrie/variants.c) must be defined"
 #endif
 
 #define NKEYS		1024

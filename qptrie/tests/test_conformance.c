@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Conformance of every map variant (ksim_bpf_variants: kernel hashtab.c
+ * Conformance of every map variant (qptrie/variants.c: kernel hashtab.c
  * prealloc / BPF_F_NO_PREALLOC / LRU / per-CPU, lpm_trie.c, our reference
  * qp-trie, the qp-trie series when built) against a reference model,
  * driven only through the syscall-like driver (ksim/bpf.h), judged by the

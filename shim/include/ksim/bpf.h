@@ -81,8 +81,13 @@ struct ksim_bpf_lockfail {
 };
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out);
 
-/* The variants built into this binary (qptrie/variants.c); the last has no name. */
-extern const struct ksim_bpf_variant ksim_bpf_variants[];
+/*
+ * Map variants register themselves: the code that builds a map (its
+ * component: qptrie/variants.c) hands over a table whose last entry has no
+ * name, from an initcall.  Variants are numbered in registration order.
+ */
+void ksim_bpf_register_variants(const struct ksim_bpf_variant *table);
+const struct ksim_bpf_variant *ksim_bpf_variant(unsigned int i);	/* NULL past the last */
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
 
 struct ksim_bpf_map_attr {

@@ -92,6 +92,7 @@ enum ksim_init_level {
 	KSIM_INIT_SCHED = 10,	/* yield points, the deterministic scheduler */
 	KSIM_INIT_MM = 20,	/* slab */
 	KSIM_INIT_RCU = 30,	/* RCU: the main thread becomes a reader */
+	KSIM_INIT_SUBSYS = 50,	/* what components register (BPF map variants) */
 	KSIM_INIT_LATE = 90,
 };
 

@@ -259,7 +259,6 @@ static __thread struct ksim_bpf_lockfail lockfail;
 static __thread unsigned long lockfail_injected0;
 static __thread struct bpf_map *op_map;
 static __thread const void *op_key;
-static __thread bool in_nested;
 
 static void op_begin(struct bpf_map *map, const void *key)
 {
@@ -285,7 +284,10 @@ void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out)
 }
 
 #if !KSIM_HAVE_RQSPINLOCK
-void *ksim_htab_bucket_lock(struct bpf_map *map, const void *key);
+static __thread bool in_nested;	/* the nested program runs now */
+
+/* The hash map's glue (qptrie/kernel/hashtab.c), where a program links it. */
+void *ksim_htab_bucket_lock(struct bpf_map *map, const void *key) __attribute__((weak));
 
 /*
  * 6.1/6.12 hashtab.c refuses a program that re-enters a map on a CPU that
@@ -302,7 +304,7 @@ static void nested_prog(raw_spinlock_t *lock, const char *func, const char *file
 
 	if (!map || in_nested || !ksim_fault_lock_armed())
 		return;
-	if (ksim_htab_bucket_lock(map, op_key) != lock)
+	if (!ksim_htab_bucket_lock || ksim_htab_bucket_lock(map, op_key) != lock)
 		return;
 	if (!ksim_should_fail_lock(func, file, line))
 		return;
@@ -697,10 +699,27 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 	return err;
 }
 
+#define KSIM_BPF_MAX_VARIANTS	64
+static const struct ksim_bpf_variant *variants[KSIM_BPF_MAX_VARIANTS];
+static unsigned int nr_variants;
+
+void ksim_bpf_register_variants(const struct ksim_bpf_variant *table)
+{
+	for (const struct ksim_bpf_variant *v = table; v->name; v++) {
+		BUG_ON(nr_variants == KSIM_BPF_MAX_VARIANTS);
+		variants[nr_variants++] = v;
+	}
+}
+
+const struct ksim_bpf_variant *ksim_bpf_variant(unsigned int i)
+{
+	return i < nr_variants ? variants[i] : NULL;
+}
+
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name)
 {
-	for (const struct ksim_bpf_variant *v = ksim_bpf_variants; v->name; v++)
-		if (!strcmp(v->name, name))
-			return v;
+	for (unsigned int i = 0; i < nr_variants; i++)
+		if (!strcmp(variants[i]->name, name))
+			return variants[i];
 	return NULL;
 }
