@@ -90,8 +90,9 @@ endfunction()
 # For a binary whose test names come from the kernel tree (the tree's own
 # test lists, which differ between trees and #if blocks): after each build,
 # `t --list` names them and CTest runs one test p/<name> each (`t -t
-# <name>`, through scripts/ksim-xfail with part <name>), read from a file
-# CTest includes when it starts (TEST_INCLUDE_FILES).
+# <name>`, through scripts/ksim-xfail: table XFAIL, part p/<name> without
+# p's first component), read from a file CTest includes when it starts
+# (TEST_INCLUDE_FILES).
 function(ksim_discover_tests)
   cmake_parse_arguments(D "" "TARGET;PREFIX;XFAIL;TIMEOUT" "LABELS" ${ARGN})
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_tests.cmake)
@@ -110,9 +111,7 @@ function(ksim_discover_tests)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_inc})
   if(KSIM_COMPONENT)	# built and run with the component's other tests (repro, mutate)
     set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_TEST_TARGETS ${D_TARGET})
-    foreach(l ${D_LABELS})
-      set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_LABELS ${l})
-    endforeach()
+    set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_LABELS ${D_LABELS})
   endif()
 endfunction()
 
@@ -158,9 +157,7 @@ function(ksim_test)
   endif()
   if(KSIM_COMPONENT)
     set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_TESTS ${T_NAME})
-    foreach(l ${T_LABELS})
-      set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_LABELS ${l})
-    endforeach()
+    set_property(GLOBAL APPEND PROPERTY KSIM_C_${KSIM_COMPONENT}_LABELS ${T_LABELS})
   endif()
 endfunction()
 

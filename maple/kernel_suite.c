@@ -15,8 +15,9 @@
  *   rcu_threaded  check_rcu_threaded() on the tree farmer_tests() gives it:
  *                 the longest test (200 reader threads), run beside the
  *                 rest, since the suite's wall time is its longest part's
- *   seed        maple_tree_seed() and maple_tree_harvest(): lib/test_maple_tree.c,
- *               the in-kernel test module's init and exit
+ *   seed          maple_tree_seed() and maple_tree_harvest():
+ *                 lib/test_maple_tree.c, the in-kernel test module's init
+ *                 and exit
  *
  * Every check is the kernel's: MT_BUG_ON() counts into the kernel's
  * maple_tree_tests_run/passed and aborts on failure (maple.c maps

@@ -108,6 +108,18 @@ static void ksim_set_current(struct mm_struct *mm)
 	ksim_task_struct.mm = mm;
 }
 
+/* After exit_mmap() or a test's teardown: no page-table page, no page left. */
+void ksim_mm_check_torn_down(struct mm_struct *mm, const char *what)
+{
+	if (mm->ksim_nr_ptes || mm->ksim_nr_pmds || mm->ksim_nr_puds)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "mm %d %s with page tables left: %ld pte, %ld pmd, %ld pud tables",
+			     mm->ksim_id, what, mm->ksim_nr_ptes, mm->ksim_nr_pmds, mm->ksim_nr_puds);
+	if (mm->ksim_rss)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "mm %d %s with %ld pages still mapped", mm->ksim_id, what, mm->ksim_rss);
+}
+
 /*
  * mmput() (real, kernel/fork.c): __mmput() runs ksm_exit(),
  * khugepaged_exit(), exit_mmap() and mmdrop(); the last mmdrop() frees the
@@ -120,13 +132,7 @@ void ksim_mm_exit(struct mm_struct *mm)
 	ksim_set_current(mm);
 	mmgrab(mm);
 	mmput(mm);
-	if (mm->ksim_nr_ptes || mm->ksim_nr_pmds || mm->ksim_nr_puds)
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-			     "mm %d exited with page tables left: %ld pte, %ld pmd, %ld pud tables",
-			     mm->ksim_id, mm->ksim_nr_ptes, mm->ksim_nr_pmds, mm->ksim_nr_puds);
-	if (mm->ksim_rss)
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-			     "mm %d exited with %ld pages still mapped", mm->ksim_id, mm->ksim_rss);
+	ksim_mm_check_torn_down(mm, "exited");
 	if (!mtree_empty(&mm->mm_mt))
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
 			     mm->ksim_id);
@@ -176,6 +182,19 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **childp)
 	return 0;
 }
 
+#if KSIM_HAVE_MM_VMA_C
+/* mmap_region() with legacy vm_flags, whichever type the tree's takes. */
+static long mmap_region_flags(struct file *file, unsigned long addr, unsigned long len,
+			      unsigned long vm_flags, unsigned long pgoff, struct list_head *uf)
+{
+#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS	/* mmap_region() takes vma_flags_t there */
+	return mmap_region(file, addr, len, legacy_to_vma_flags(vm_flags), pgoff, uf);
+#else
+	return mmap_region(file, addr, len, vm_flags, pgoff, uf);
+#endif
+}
+#endif
+
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       unsigned long vm_flags, struct file *file, unsigned long pgoff)
 {
@@ -192,11 +211,7 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 		ksim_set_current(mm);
 		mmap_write_lock(mm);
-#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS	/* mmap_region() takes vma_flags_t there */
-		ret = mmap_region(file, addr, len, legacy_to_vma_flags(vm_flags), pgoff, &uf);
-#else
-		ret = mmap_region(file, addr, len, vm_flags, pgoff, &uf);
-#endif
+		ret = mmap_region_flags(file, addr, len, vm_flags, pgoff, &uf);
 		mmap_write_unlock(mm);
 		userfaultfd_unmap_complete(mm, &uf);	/* vm_mmap_pgoff(), after the unlock */
 		ksim_hooks_uf_done(mm, &uf, "mmap");
@@ -226,12 +241,8 @@ long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long v
 	mmap_write_lock(mm);
 	addr = ksim_get_unmapped_area(mm, len);
 	if (!IS_ERR_VALUE(addr)) {
-		long ret;
-#if KSIM_HAVE_MMAP_REGION_VMA_FLAGS
-		ret = mmap_region(NULL, addr, len, legacy_to_vma_flags(vm_flags), addr >> PAGE_SHIFT, &uf);
-#else
-		ret = mmap_region(NULL, addr, len, vm_flags, addr >> PAGE_SHIFT, &uf);
-#endif
+		long ret = mmap_region_flags(NULL, addr, len, vm_flags, addr >> PAGE_SHIFT, &uf);
+
 		if (IS_ERR_VALUE(ret))
 			addr = ret;
 	}

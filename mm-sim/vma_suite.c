@@ -13,9 +13,10 @@
  * written here from what they promise (the test files' comments and
  * shared.h's declarations):
  *
- *   - the runner: the tree's run_*_tests() lists call TEST(name); ours runs
- *     each test as one step of a ksim test, checking for problems
- *     (WARNs, lockdep, leaks) after it;
+ *   - the runner: the tree's run_*_tests() lists call TEST(name); ours
+ *     registers each as a ksim test of that name (vma_suite --list, -t
+ *     NAME), so the end-of-test checks (WARNs, lockdep, leaks) run after
+ *     each;
  *   - a test's mm_struct lives on its stack, zeroed: the first helper that
  *     sees it gives it what mm_init() would (MM_MT_FLAGS tree with the mmap
  *     lock as external lock, page tables) and takes the mmap write lock, as
@@ -158,10 +159,7 @@ static void ksim_vs_mm_done(struct mm_struct *mm)
 	if (i == KSIM_VS_MAX_MMS)
 		return;
 	ksim_vs_mms[i] = NULL;
-	if (mm->ksim_nr_ptes || mm->ksim_nr_pmds || mm->ksim_nr_puds || mm->ksim_rss)
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-			     "test mm: page tables or pages left (%ld pte, %ld pmd, %ld pud tables, %ld pages)",
-			     mm->ksim_nr_ptes, mm->ksim_nr_pmds, mm->ksim_nr_puds, mm->ksim_rss);
+	ksim_mm_check_torn_down(mm, "destroyed by the test");
 	mmap_write_unlock(mm);
 	pgd_free(mm, mm->pgd);
 }
@@ -177,7 +175,8 @@ static void ksim_vs_mm_leftover(void)
 	for (i = 0; i < KSIM_VS_MAX_MMS; i++) {
 		if (!ksim_vs_mms[i])
 			continue;
-		KSIM_EXPECT(!ksim_vs_mms[i], "the test's mm was never destroyed");
+		ksim_test_fail(__FILE__, __LINE__, "mtree_destroy(&mm.mm_mt)",
+			       "the test returned without destroying its mm");
 		ksim_vs_mms[i] = NULL;
 	}
 }

@@ -44,6 +44,7 @@ void ksim_mm_sim_init(void);
 struct mm_struct *ksim_mm_new(void);		/* NULL: allocation failed */
 int ksim_mm_init(struct mm_struct *mm);	/* mm_init() on a zeroed mm (not on the live list) */
 void ksim_mm_exit(struct mm_struct *mm);	/* exit_mmap + free; checks all freed */
+void ksim_mm_check_torn_down(struct mm_struct *mm, const char *what);	/* no page tables, no pages */
 int ksim_fork(struct mm_struct *parent, struct mm_struct **child);
 
 /*
