@@ -102,7 +102,7 @@ struct mm_struct *ksim_mm_new(void)
 	return mm;
 }
 
-static void ksim_set_current(struct mm_struct *mm)
+void ksim_set_current(struct mm_struct *mm)	/* also sim_driver.c */
 {
 	ksim_current = &ksim_task_struct;
 	ksim_task_struct.mm = mm;

@@ -17,6 +17,8 @@
 #include <mm_sim/sim.h>
 #include <mm_sim/query.h>
 
+void ksim_set_current(struct mm_struct *mm);	/* sim.c: current->mm */
+
 #if KSIM_HAVE_MMAP_PREPARE
 static void ksim_driver_close(struct vm_area_struct *vma)
 {
@@ -155,6 +157,71 @@ struct file *ksim_driver_file_open(const char *name, struct ksim_driver *drv)
 }
 
 const void *ksim_driver_vm_ops_id(enum ksim_driver_ops ops)
+{
+	return NULL;
+}
+#endif
+
+#if KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C
+/*
+ * A special mapping (vdso-like): the tree's __install_special_mapping() ->
+ * insert_vm_struct() with ops shaped like mm/mmap.c's special_mapping_vmops
+ * (a ->close(), a ->name(), ->may_split() refusing), the mapping's
+ * descriptor as vm_private_data.  _install_special_mapping() itself and its
+ * static ops (page lookup in ->fault) are not extracted.
+ */
+struct vm_area_struct *__install_special_mapping(struct mm_struct *mm, unsigned long addr,
+	unsigned long len, vm_flags_t vm_flags, void *priv,
+	const struct vm_operations_struct *ops);	/* mm/vma.h */
+
+static void ksim_special_close(struct vm_area_struct *vma)
+{
+	struct ksim_special *sp = vma->vm_private_data;
+
+	sp->close_calls++;
+}
+
+static const char *ksim_special_name(struct vm_area_struct *vma)
+{
+	return ((struct ksim_special *)vma->vm_private_data)->name;
+}
+
+static int ksim_special_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct ksim_special_vm_ops = {
+	.close = ksim_special_close,
+	.name = ksim_special_name,
+	.may_split = ksim_special_split,
+};
+
+int ksim_install_special_mapping(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				 unsigned long vm_flags, struct ksim_special *sp)
+{
+	struct vm_area_struct *vma;
+
+	ksim_set_current(mm);
+	mmap_write_lock(mm);	/* as arch_setup_additional_pages() holds it */
+	vma = __install_special_mapping(mm, addr, len, vm_flags, sp, &ksim_special_vm_ops);
+	mmap_write_unlock(mm);
+	ksim_set_current(NULL);
+	return IS_ERR(vma) ? PTR_ERR(vma) : 0;
+}
+
+const void *ksim_special_vm_ops_id(void)
+{
+	return &ksim_special_vm_ops;
+}
+#else
+int ksim_install_special_mapping(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				 unsigned long vm_flags, struct ksim_special *sp)
+{
+	return -ENOSYS;
+}
+
+const void *ksim_special_vm_ops_id(void)
 {
 	return NULL;
 }

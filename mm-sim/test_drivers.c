@@ -326,3 +326,91 @@ KSIM_TEST(mmap_prepare)
 	check(NULL, "end");
 	check_all_freed();
 }
+
+/*
+ * A vdso-like special mapping (__install_special_mapping() ->
+ * insert_vm_struct()): the VMA has the flags given plus VM_DONTEXPAND, the
+ * ops and private data given, pgoff 0; it is counted in total_vm/exec_vm;
+ * an overlapping install fails with -ENOMEM and leaves nothing behind; it
+ * cannot be split; a fork copies it unless VM_DONTCOPY; exit closes each.
+ */
+#define VDSO	(KSIM_VM_READ | KSIM_VM_EXEC | KSIM_VM_MAYREAD | KSIM_VM_MAYEXEC)
+
+KSIM_TEST(special_mapping)
+{
+	const unsigned long a = 0x7ff000000000UL, b = a + 16 * PG;
+	struct ksim_special vdso = { .name = "[vdso]" }, vvar = { .name = "[vvar]" }, other = { "x" };
+	struct ksim_mm_info i0, i1;
+	struct mm_struct *mm, *child;
+	struct ksim_vma_info vi;
+	unsigned long live0;
+	const void *ops;
+	void *priv;
+
+	mm = ksim_mm_new();
+	if (ksim_install_special_mapping(mm, a, 2 * PG, VDSO, &vdso) == -ENOSYS) {
+		printf("# skipped: this tree's __install_special_mapping() is not in mm/vma.c\n");
+		ksim_mm_exit(mm);
+		return;
+	}
+	check(mm, "install [vdso]");
+	KSIM_ASSERT(ksim_mm_find_vma(mm, a, &vi));
+	KSIM_EXPECT(vi.start == a && vi.end == a + 2 * PG, "[%#lx, %#lx)", vi.start, vi.end);
+	KSIM_EXPECT_EQ(vi.flags, VDSO | KSIM_VM_DONTEXPAND);
+	KSIM_EXPECT_EQ(vi.pgoff, 0);
+	KSIM_EXPECT(vi.file == NULL);
+	KSIM_ASSERT(ksim_mm_vma_ops(mm, a, &ops, &priv));
+	KSIM_EXPECT(ops == ksim_special_vm_ops_id() && priv == &vdso);
+	ksim_mm_info(mm, &i0);
+	KSIM_EXPECT_EQ(i0.total_vm, 2);
+	KSIM_EXPECT_EQ(i0.exec_vm, 2);
+
+	/* a second one that overlaps: insert_vm_struct() refuses, nothing leaks */
+	live0 = live_objects();
+	KSIM_EXPECT_EQ(ksim_install_special_mapping(mm, a + PG, 2 * PG, VDSO, &other), -ENOMEM);
+	check(mm, "overlapping install");
+	KSIM_EXPECT_EQ(live_objects(), live0);
+	ksim_mm_info(mm, &i1);
+	KSIM_EXPECT_EQ(i1.map_count, i0.map_count);
+	KSIM_EXPECT_EQ(i1.total_vm, i0.total_vm);
+
+	/* an allocation failure: ERR_PTR(-ENOMEM), nothing installed */
+	{
+		struct ksim_fault_config cfg = { .nth = 1 };
+
+		ksim_fault_set(&cfg);
+		KSIM_EXPECT_EQ(ksim_install_special_mapping(mm, b + 4 * PG, PG, VDSO, &other), -ENOMEM);
+		ksim_fault_reset();
+		check(mm, "install with its allocation failed");
+		KSIM_EXPECT_EQ(vmas_in(mm, b + 4 * PG, b + 5 * PG), 0);
+		KSIM_EXPECT_EQ(live_objects(), live0);
+	}
+
+	/* not to be split: unmapping one page of it fails (->may_split()) */
+	KSIM_EXPECT_EQ(ksim_munmap(mm, a + PG, PG), -EINVAL);
+	check(mm, "munmap of half the [vdso]");
+	KSIM_EXPECT_EQ(vmas_in(mm, a, a + 2 * PG), 1);
+
+	/* a VM_DONTCOPY one beside it: the fork copies the first only */
+	KSIM_ASSERT(!ksim_install_special_mapping(mm, b, 2 * PG, KSIM_VM_READ | KSIM_VM_MAYREAD | KSIM_VM_DONTCOPY,
+						  &vvar));
+	check(mm, "install [vvar]");
+	KSIM_ASSERT(!ksim_fork(mm, &child));
+	check(child, "fork");
+	KSIM_ASSERT(ksim_mm_find_vma(child, a, &vi));
+	KSIM_EXPECT(vi.start == a && vi.end == a + 2 * PG && vi.flags == (VDSO | KSIM_VM_DONTEXPAND));
+	KSIM_ASSERT(ksim_mm_vma_ops(child, a, &ops, &priv));
+	KSIM_EXPECT(ops == ksim_special_vm_ops_id() && priv == &vdso);
+	KSIM_EXPECT_EQ(vmas_in(child, b, b + 2 * PG), 0);
+
+	/* exit closes every special VMA, the child's copy too */
+	ksim_mm_exit(child);
+	KSIM_EXPECT_EQ(vdso.close_calls, 1);
+	KSIM_EXPECT_EQ(vvar.close_calls, 0);
+	ksim_mm_exit(mm);
+	KSIM_EXPECT_EQ(vdso.close_calls, 2);
+	KSIM_EXPECT_EQ(vvar.close_calls, 1);
+	KSIM_EXPECT_EQ(other.close_calls, 0);
+	check(NULL, "end");
+	check_all_freed();
+}

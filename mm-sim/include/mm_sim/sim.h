@@ -183,6 +183,21 @@ struct ksim_driver {
 };
 struct file *ksim_driver_file_open(const char *name, struct ksim_driver *drv);
 const void *ksim_driver_vm_ops_id(enum ksim_driver_ops ops);	/* what the VMA's vm_ops should be */
+/*
+ * A vdso-like special mapping: the tree's __install_special_mapping() ->
+ * insert_vm_struct() under the mmap write lock, @sp as vm_private_data,
+ * ops with ->close() (counted in @sp), ->name() and a ->may_split() that
+ * refuses (sim_driver.c).  0 or a negative errno; -ENOSYS where the tree's
+ * __install_special_mapping() is not in mm/vma.c.
+ */
+#define KSIM_VM_DONTEXPAND	0x00040000UL
+struct ksim_special {
+	const char *name;
+	unsigned long close_calls;
+};
+int ksim_install_special_mapping(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				 unsigned long vm_flags, struct ksim_special *sp);
+const void *ksim_special_vm_ops_id(void);
 /* The VMA containing @addr: its vm_ops and vm_private_data (identity only); false if none. */
 bool ksim_mm_vma_ops(struct mm_struct *mm, unsigned long addr, const void **ops, void **private_data);
 
