@@ -206,8 +206,6 @@ ksim_feature(KSIM_HAVE_MMAP_PREPARE FILE mm/vma.c REGEX "^static int call_mmap_p
   WHY "__mmap_region() calls a file's f_op->mmap_prepare() with a struct vm_area_desc, then mm/util.c's mmap_action_prepare()/_complete()")
 ksim_feature(KSIM_HAVE_VM_MUNMAP_IN_VMA_C FILE mm/vma.c REGEX "^int __vm_munmap\\("
   WHY "__vm_munmap() (munmap(2), vm_munmap()) lives in mm/vma.c (was static in mm/mmap.c)")
-ksim_feature(KSIM_HAVE_INSERT_VM_STRUCT_IN_VMA_C FILE mm/vma.c REGEX "^int insert_vm_struct\\("
-  WHY "insert_vm_struct() lives in mm/vma.c (was in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C FILE mm/vma.c REGEX "^struct vm_area_struct \\*__install_special_mapping\\($"
   WHY "__install_special_mapping() lives in mm/vma.c and takes vma_flags_t internally (was static in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c

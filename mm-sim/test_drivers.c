@@ -312,10 +312,8 @@ KSIM_TEST(mmap_prepare)
 	struct file *f = driver_file("probe", &probe);
 	struct mm_struct *mm;
 
-	if (!f) {
-		printf("# skipped: this tree's mmap has no f_op->mmap_prepare()\n");
-		return;
-	}
+	/* registered only where the tree has the hook (KSIM_HAVE_MMAP_PREPARE) */
+	KSIM_ASSERT(f, "this tree's mmap has no f_op->mmap_prepare()");
 	ksim_file_close(f);
 	mm = ksim_mm_new();
 	prepare_fields(mm);
@@ -348,11 +346,9 @@ KSIM_TEST(special_mapping)
 	void *priv;
 
 	mm = ksim_mm_new();
-	if (ksim_install_special_mapping(mm, a, 2 * PG, VDSO, &vdso) == -ENOSYS) {
-		printf("# skipped: this tree's __install_special_mapping() is not in mm/vma.c\n");
-		ksim_mm_exit(mm);
-		return;
-	}
+	/* registered only where mm/vma.c has it (KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C) */
+	KSIM_ASSERT(ksim_install_special_mapping(mm, a, 2 * PG, VDSO, &vdso) != -ENOSYS,
+		    "this tree's __install_special_mapping() is not in mm/vma.c");
 	check(mm, "install [vdso]");
 	KSIM_ASSERT(ksim_mm_find_vma(mm, a, &vi));
 	KSIM_EXPECT(vi.start == a && vi.end == a + 2 * PG, "[%#lx, %#lx)", vi.start, vi.end);
