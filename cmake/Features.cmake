@@ -202,6 +202,12 @@ ksim_feature(KSIM_HAVE_MADVISE_BEHAVIOR FILE mm/madvise.c
 ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_next_vma\\(struct mm_struct \\*mm,"
   WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")
+ksim_feature(KSIM_HAVE_MMAP_PREPARE FILE mm/vma.c REGEX "^static int call_mmap_prepare\\("
+  WHY "__mmap_region() calls a file's f_op->mmap_prepare() with a struct vm_area_desc, then mm/util.c's mmap_action_prepare()/_complete()")
+ksim_feature(KSIM_HAVE_VM_MUNMAP_IN_VMA_C FILE mm/vma.c REGEX "^int __vm_munmap\\("
+  WHY "__vm_munmap() (munmap(2), vm_munmap()) lives in mm/vma.c (was static in mm/mmap.c)")
+ksim_feature(KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C FILE mm/vma.c REGEX "^struct vm_area_struct \\*__install_special_mapping\\($"
+  WHY "__install_special_mapping() lives in mm/vma.c and takes vma_flags_t internally (was static in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c
   REGEX "^static bool is_mergeable_anon_vma\\(struct vma_merge_struct \\*vmg, bool merge_next\\)"
   WHY "a faulted VMA merges into an unfaulted neighbour (dup_anon_vma(), is_mergeable_anon_vma() case 1); older trees need the neighbour's anon_vma chain singular")

@@ -256,6 +256,12 @@ long ksim_do_mremap(unsigned long addr, unsigned long old_len, unsigned long new
 	return ksim_sys_mremap(addr, old_len, new_len, flags, new_addr);
 }
 
+/* __vm_munmap() is static in mm/mmap.c on older trees (extracted there) */
+int ksim_vm_munmap(unsigned long start, size_t len, bool unlock)
+{
+	return __vm_munmap(start, len, unlock);
+}
+
 /* get_unmapped_area(NULL, 0, len, 0, 0) for current->mm == @mm, mmap lock held */
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)
 {

@@ -102,7 +102,7 @@ struct mm_struct *ksim_mm_new(void)
 	return mm;
 }
 
-static void ksim_set_current(struct mm_struct *mm)
+void ksim_set_current(struct mm_struct *mm)	/* also sim_driver.c */
 {
 	ksim_current = &ksim_task_struct;
 	ksim_task_struct.mm = mm;
@@ -256,19 +256,20 @@ long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long v
 #endif
 }
 
+int ksim_vm_munmap(unsigned long start, size_t len, bool unlock);	/* kernel_mm.c */
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 {
 #if KSIM_HAVE_MM_VMA_C
-	VMA_ITERATOR(vmi, mm, addr);
-	LIST_HEAD(uf);
 	int ret;
 
+	/*
+	 * SYSCALL_DEFINE2(munmap): the tree's __vm_munmap(addr, len, true),
+	 * which takes the mmap lock (killable: -EINTR under the fault class
+	 * signal), downgrades it to read for the page-table teardown and
+	 * completes the userfaultfd unmap events after the unlock.
+	 */
 	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	ret = do_vmi_munmap(&vmi, mm, addr, len, &uf, false);
-	mmap_write_unlock(mm);
-	userfaultfd_unmap_complete(mm, &uf);	/* __vm_munmap(), after the unlock */
-	ksim_hooks_uf_done(mm, &uf, "munmap");
+	ret = ksim_vm_munmap(addr, len, true);
 	ksim_set_current(NULL);
 	return ret;
 #else

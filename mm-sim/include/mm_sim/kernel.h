@@ -262,7 +262,7 @@ struct file_operations {
 	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
 					   unsigned long, unsigned long);
 	int (*mmap)(struct file *, struct vm_area_struct *);	/* NULL: mmap_file() simulates it */
-	int (*mmap_prepare)(struct vm_area_desc *);		/* NULL */
+	int (*mmap_prepare)(struct vm_area_desc *);		/* sim_driver.c's driver file has one */
 };
 
 struct file {
@@ -274,11 +274,16 @@ struct file {
 	bool ksim_opened;			/* the test's own reference */
 	bool ksim_anon_shmem;			/* shmem_zero_setup()'s: vma_is_anon_shmem() */
 	struct list_head ksim_files;		/* every live file, for checks */
+	void *ksim_driver;			/* sim_driver.c: the simulated driver's state */
 };
 
 struct vm_operations_struct {
 	void (*open)(struct vm_area_struct *area);
 	void (*close)(struct vm_area_struct *area);
+	/* mm/util.c's call_vma_mapped(): after a new VMA from ->mmap_prepare() is mapped */
+	int (*mapped)(unsigned long start, unsigned long end, pgoff_t pgoff,
+		      const struct file *file, void **vm_private_data);
+	int (*access)(struct vm_area_struct *vma, unsigned long addr, void *buf, int len, int write);
 	int (*may_split)(struct vm_area_struct *area, unsigned long addr);
 	int (*mremap)(struct vm_area_struct *area);
 	vm_fault_t (*fault)(struct vm_fault *vmf);
@@ -759,28 +764,26 @@ static inline int mmap_file(struct file *file, struct vm_area_struct *vma)
 {
 	return ksim_should_fail("mmap_file", __FILE__, __LINE__, GFP_KERNEL) ? -ENOMEM : 0;
 }
-#if KSIM_HAVE_VMA_FLAGS_T
+#if KSIM_HAVE_MMAP_PREPARE
 /*
- * ->mmap_prepare() and the mmap_action it fills in (mm/util.c): no simulated
- * file has the hook (f_op->mmap_prepare is NULL), so mm/vma.c never reaches
- * these; reaching them is a simulator bug.
+ * ->mmap_prepare() and the mmap_action it fills in: vfs_mmap_prepare()
+ * (include/linux/fs.h) and mm/util.c's mmap_action_prepare()/_complete()
+ * are the tree's, extracted.  The actions other than MMAP_NOTHING map PFNs
+ * or kernel pages (remap_pfn_range() & co.): no simulated driver asks for
+ * them, reaching one is a simulator bug (sim_driver.c).
  */
-static inline int vfs_mmap_prepare(struct file *file, struct vm_area_desc *desc)
+int mmap_action_prepare(struct vm_area_desc *desc);
+int mmap_action_complete(struct vm_area_struct *vma, struct mmap_action *action, bool is_compat);
+int remap_pfn_range_prepare(struct vm_area_desc *desc);
+int remap_pfn_range_complete(struct vm_area_struct *vma, struct mmap_action *action);
+int simple_ioremap_prepare(struct vm_area_desc *desc);
+int map_kernel_pages_prepare(struct vm_area_desc *desc);
+int map_kernel_pages_complete(struct vm_area_struct *vma, struct mmap_action *action);
+static inline int io_remap_pfn_range_prepare(struct vm_area_desc *desc)
 {
-	WARN(1, "ksim: no simulated file has ->mmap_prepare");
-	return -EINVAL;
+	return remap_pfn_range_prepare(desc);
 }
-static inline int mmap_action_prepare(struct vm_area_desc *desc)
-{
-	WARN(1, "ksim: no simulated file has ->mmap_prepare");
-	return -EINVAL;
-}
-static inline int mmap_action_complete(struct vm_area_struct *vma,
-				       struct mmap_action *action, bool is_compat)
-{
-	WARN(1, "ksim: no simulated file has ->mmap_prepare");
-	return -EINVAL;
-}
+int do_munmap(struct mm_struct *mm, unsigned long start, size_t len, struct list_head *uf);
 #endif
 int shmem_zero_setup(struct vm_area_struct *vma);
 long change_protection(struct mmu_gather *tlb, struct vm_area_struct *vma,

@@ -144,6 +144,62 @@ int ksim_map_direct(struct mm_struct *mm, unsigned long start, unsigned long end
 struct file *ksim_file_open(const char *name);
 void ksim_file_close(struct file *f);		/* drop the opener's reference */
 struct list_head *ksim_file_list(void);
+long ksim_file_refs(struct file *f);		/* f_count */
+
+/*
+ * A simulated driver's file with an f_op->mmap_prepare() hook (sim_driver.c;
+ * trees whose __mmap_region() calls it, else ksim_driver_file_open()
+ * returns NULL).  The test fills in what the hook does to the struct
+ * vm_area_desc; the hook records what it was given.
+ */
+enum ksim_driver_ops {
+	KSIM_DRIVER_OPS_KEEP,		/* leave desc->vm_ops (vma_dummy_vm_ops) */
+	KSIM_DRIVER_OPS_MAPPED,		/* the driver's: ->mapped() */
+	KSIM_DRIVER_OPS_CLOSE,		/* the driver's: ->mapped() and ->close() (no merging) */
+	KSIM_DRIVER_OPS_NULL,		/* NULL: the VMA is made anonymous ("only /dev/zero") */
+};
+struct ksim_driver {
+	/* what ->mmap_prepare() does */
+	int prepare_err;		/* return it at once (0: go on) */
+	unsigned long set_flags, clear_flags;	/* KSIM_VM_* set/cleared in desc->vma_flags */
+	long pgoff_delta;		/* added to desc->pgoff */
+	enum ksim_driver_ops ops;	/* desc->vm_ops */
+	void *private_data;		/* desc->private_data */
+	bool new_file;			/* desc->vm_file = a fresh file holding one reference */
+	int error_override;		/* desc->action.error_override (a negative errno or 0) */
+	/* what ->mapped() does */
+	int mapped_err;
+	void *mapped_private;		/* non-NULL: becomes the VMA's vm_private_data */
+	/* what the hooks saw */
+	unsigned long prepare_calls, mapped_calls, close_calls;
+	struct {
+		const struct mm_struct *mm;
+		unsigned long start, end, pgoff, flags;
+		bool vm_file_is_file, vm_ops_dummy, private_null, action_nothing;
+		unsigned long mapped_start, mapped_end, mapped_pgoff;
+		void *mapped_private;
+	} seen;
+	struct file *made;		/* the file new_file made (identity; the mapping owns it) */
+};
+struct file *ksim_driver_file_open(const char *name, struct ksim_driver *drv);
+const void *ksim_driver_vm_ops_id(enum ksim_driver_ops ops);	/* what the VMA's vm_ops should be */
+/*
+ * A vdso-like special mapping: the tree's __install_special_mapping() ->
+ * insert_vm_struct() under the mmap write lock, @sp as vm_private_data,
+ * ops with ->close() (counted in @sp), ->name() and a ->may_split() that
+ * refuses (sim_driver.c).  0 or a negative errno; -ENOSYS where the tree's
+ * __install_special_mapping() is not in mm/vma.c.
+ */
+#define KSIM_VM_DONTEXPAND	0x00040000UL
+struct ksim_special {
+	const char *name;
+	unsigned long close_calls;
+};
+int ksim_install_special_mapping(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				 unsigned long vm_flags, struct ksim_special *sp);
+const void *ksim_special_vm_ops_id(void);
+/* The VMA containing @addr: its vm_ops and vm_private_data (identity only); false if none. */
+bool ksim_mm_vma_ops(struct mm_struct *mm, unsigned long addr, const void **ops, void **private_data);
 
 /* Invariants: returns the number of violations (each reported as a problem). */
 unsigned long ksim_mm_check(struct mm_struct *mm);
