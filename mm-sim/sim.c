@@ -881,6 +881,18 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 		      vma->anon_name ? (int)kref_read(&vma->anon_name->kref) : 0,
 		      vma->vm_file ? "file" : "anonymous");
 #endif
+		/*
+		 * userfaultfd: a context iff a registration mode (what
+		 * userfaultfd_release_all() and the ioctls VM_WARN on), and that
+		 * context a live one of this mm's monitor
+		 */
+		CHECK(!vma->vm_userfaultfd_ctx.ctx == !(f & VM_UFFD_FLAGS),
+		      "mm %d: VMA [%#lx, %#lx): userfaultfd ctx %p with uffd flags %#lx",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, (void *)vma->vm_userfaultfd_ctx.ctx,
+		      f & VM_UFFD_FLAGS);
+		CHECK(!vma->vm_userfaultfd_ctx.ctx || ksim_uffd_ctx_live(vma->vm_userfaultfd_ctx.ctx, mm),
+		      "mm %d: VMA [%#lx, %#lx): userfaultfd ctx %p is not a live context of this mm",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, (void *)vma->vm_userfaultfd_ctx.ctx);
 		if (vma->vm_file) {
 			struct vm_area_struct *it;
 			bool found = false;

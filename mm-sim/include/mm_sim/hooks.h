@@ -48,6 +48,21 @@ void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS);
 #define khugepaged_enter_vma(v, f)	do { } while (0)
 
 /* ---- userfaultfd (fs/userfaultfd.c): fork and unmap events ---- */
+/*
+ * fs/userfaultfd.c's context (7.x: mm/userfaultfd.c), the fields the VMA
+ * code and the emulation read; mm/userfaultfd.c's registration functions
+ * (extracted, kernel_mm.c) read ->mm.
+ */
+struct userfaultfd_ctx {
+	atomic_t refcount;
+	unsigned long features;
+	struct mm_struct *mm;
+	atomic_t mmap_changing;		/* events queued and not yet read */
+	bool released;
+	bool fd_open;			/* the monitor holds its file */
+	unsigned long fork_events, unmap_events;
+	struct list_head all;
+};
 int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS);
 void ksim_dup_userfaultfd_complete(struct list_head *fcs, KSIM_SITE_ARGS);
 void ksim_dup_userfaultfd_fail(struct list_head *fcs, KSIM_SITE_ARGS);
@@ -55,6 +70,21 @@ int ksim_userfaultfd_unmap_prep(struct vm_area_struct *vma, unsigned long start,
 				unsigned long end, struct list_head *uf, KSIM_SITE_ARGS);
 void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
 				     KSIM_SITE_ARGS);
+/* @ctx is a context of @mm the monitor has not closed (the per-mm invariant) */
+bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm);
+#if KSIM_HAVE_MM_VMA_C
+/* mm/userfaultfd.c's registration functions, extracted (kernel_mm.c; static on 7.x) */
+struct vma_iterator;
+bool ksim_vma_can_userfault(struct vm_area_struct *vma, unsigned long vm_flags);
+int ksim_userfaultfd_register_range(struct userfaultfd_ctx *ctx, struct vm_area_struct *vma,
+				    unsigned long vm_flags, unsigned long start, unsigned long end);
+struct vm_area_struct *ksim_userfaultfd_clear_vma(struct vma_iterator *vmi,
+						  struct vm_area_struct *prev,
+						  struct vm_area_struct *vma,
+						  unsigned long start, unsigned long end);
+void ksim_userfaultfd_reset_ctx(struct vm_area_struct *vma);
+void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *ctx);
+#endif
 #define dup_userfaultfd(v, l)			ksim_dup_userfaultfd(v, l, KSIM_SITE)
 #define dup_userfaultfd_complete(l)		ksim_dup_userfaultfd_complete(l, KSIM_SITE)
 #define dup_userfaultfd_fail(l)			ksim_dup_userfaultfd_fail(l, KSIM_SITE)

@@ -157,9 +157,9 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define VM_MAYEXEC	0x00000040
 #define VM_MAYSHARE	0x00000080
 #define VM_GROWSDOWN	0x00000100
-#define VM_UFFD_MISSING	0
+#define VM_UFFD_MISSING	0x00000200	/* CONFIG_USERFAULTFD: registration is simulated */
 #define VM_PFNMAP	0x00000400
-#define VM_UFFD_WP	0
+#define VM_UFFD_WP	0x00001000	/* CONFIG_HAVE_ARCH_USERFAULTFD_WP (x86-64); never set: WP mode is not simulated */
 #define VM_LOCKED	0x00002000
 #define VM_IO		0x00004000
 #define VM_SEQ_READ	0x00008000
