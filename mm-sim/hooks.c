@@ -24,6 +24,7 @@
 
 static pthread_mutex_t ksim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmem_cache *ksm_slot_cache, *thp_slot_cache, *uffd_ctx_cache, *vma_lock_cache;
+static struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" */
 
 static bool mmf_test(struct mm_struct *mm, int bit)
 {
@@ -695,6 +696,116 @@ struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long add
 	return vma ? vma->vm_userfaultfd_ctx.ctx : NULL;
 }
 
+/* ---- NUMA policies: mm/mempolicy.c's object lifecycle (hooks.h) ---- */
+static LIST_HEAD(mpol_all);
+
+/* __mpol_dup(): a new object, a copy with one reference (no cpuset to rebind against) */
+struct mempolicy *__mpol_dup(struct mempolicy *old)
+{
+	struct mempolicy *new = kmem_cache_alloc(policy_cache, GFP_KERNEL);
+
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	*new = *old;
+	atomic_set(&new->refcnt, 1);
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&new->ksim_all, &mpol_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return new;
+}
+
+/* __mpol_put(): the last reference frees (7.x: after a grace period) */
+void __mpol_put(struct mempolicy *pol)
+{
+	if (atomic_read(&pol->refcnt) <= 0)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mpol_put() of a policy with refcount %d",
+			     atomic_read(&pol->refcnt));
+	if (!atomic_dec_and_test(&pol->refcnt))
+		return;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_del(&pol->ksim_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	kmem_cache_free(policy_cache, pol);
+}
+
+/* __mpol_equal(): same mode, flags and nodes (MPOL_LOCAL: no nodes) */
+bool __mpol_equal(struct mempolicy *a, struct mempolicy *b)
+{
+	if (!a || !b)
+		return false;
+	return a->mode == b->mode && a->flags == b->flags && a->nodes == b->nodes;
+}
+
+/* mbind(2)'s mpol_new() for a mode other than MPOL_DEFAULT */
+struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes)
+{
+	struct mempolicy *pol = kmem_cache_alloc(policy_cache, GFP_KERNEL);
+
+	if (!pol)
+		return ERR_PTR(-ENOMEM);
+	memset(pol, 0, sizeof(*pol));
+	atomic_set(&pol->refcnt, 1);
+	pol->mode = mode;
+	pol->nodes = nodes;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&pol->ksim_all, &mpol_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return pol;
+}
+
+/*
+ * ksim_mm_check_global()'s policy count: @vma == NULL starts (zero the
+ * counts), a VMA adds its reference, and ksim_mpol_check_done() compares:
+ * a policy a VMA points at is live, and each live policy has as many
+ * references as VMAs plus @extra (mbind's own, during the call: none here).
+ */
+void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad)
+{
+	struct mempolicy *pol, *it;
+	bool live = false;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	if (!vma) {
+		list_for_each_entry(it, &mpol_all, ksim_all)
+			it->ksim_refs = 0;
+		pthread_mutex_unlock(&ksim_hooks_lock);
+		return;
+	}
+	pol = vma->vm_policy;
+	if (pol) {
+		list_for_each_entry(it, &mpol_all, ksim_all)
+			if (it == pol) {
+				live = true;
+				it->ksim_refs++;
+				break;
+			}
+		if (!live) {
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "mm %d: VMA [%#lx, %#lx) points at a freed policy %p", vma->vm_mm->ksim_id,
+				     vma->vm_start, vma->vm_end, (void *)pol);
+			(*bad)++;
+		}
+	}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+}
+
+unsigned long ksim_mpol_check_done(void)
+{
+	struct mempolicy *it;
+	unsigned long bad = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(it, &mpol_all, ksim_all)
+		if ((unsigned int)atomic_read(&it->refcnt) != it->ksim_refs) {
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "policy %p (mode %u, nodes %#lx): refcount %d, VMAs pointing at it %u",
+				     (void *)it, it->mode, it->nodes, atomic_read(&it->refcnt), it->ksim_refs);
+			bad++;
+		}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return bad;
+}
+
 /* ---- mmu notifiers: include/linux/mmu_notifier.h, mm/mmu_notifier.c ---- */
 void ksim_mmu_notifier_release(struct mm_struct *mm, KSIM_SITE_ARGS)
 {
@@ -925,6 +1036,10 @@ unsigned long ksim_hooks_check_all_freed(void)
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
 			     "userfaultfd ctx of mm %d left: refcount %d, %s", ctx->mm->ksim_id,
 			     atomic_read(&ctx->refcount), ctx->fd_open ? "file open" : "no file holds it");
+		bad++;
+	}
+	if (!list_empty(&mpol_all)) {
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "NUMA policies never freed");
 		bad++;
 	}
 	pthread_mutex_unlock(&ksim_hooks_lock);
@@ -1266,4 +1381,5 @@ void ksim_hooks_init(void)
 	thp_slot_cache = kmem_cache_create("khugepaged_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
 	uffd_ctx_cache = kmem_cache_create("userfaultfd_ctx_cache", sizeof(struct userfaultfd_ctx), 0, 0, NULL);
 	vma_lock_cache = kmem_cache_create("vma_lock", 64, 0, 0, NULL);
+	policy_cache = kmem_cache_create("numa_policy", sizeof(struct mempolicy), 0, SLAB_PANIC, NULL);
 }

@@ -349,6 +349,84 @@ void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *
 }
 #endif
 
+/* mm/mempolicy.c: vma_dup_policy(); with mm/vma.c also mbind_range() (extract/mempolicy.txt) */
+#include "mm_mpol_gen.c"
+
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * mbind(2) below the syscall, as do_mbind() does it with the mmap write
+ * lock held: queue_pages_range() is reduced to what it does to VMAs (a hole
+ * in the range is -EFAULT; every VMA of the range is write-locked,
+ * MPOL_MF_WRLOCK); no pages are queued or migrated (no nodes to move them
+ * to).  Then the tree's mbind_range() per VMA, as do_mbind()'s loop.
+ * @mode 0 is MPOL_DEFAULT (no policy: mpol_new() returns NULL).
+ */
+int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+	       unsigned short mode, unsigned long nodes)
+{
+	struct vm_area_struct *vma, *prev;
+	struct mempolicy *new = NULL;
+	struct vma_iterator vmi;
+	unsigned long end, next;
+	int err = 0;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	if (mode) {
+		new = ksim_mpol_new(mode, nodes);
+		if (IS_ERR(new))
+			return PTR_ERR(new);
+	}
+	mmap_write_lock(mm);
+	next = start;
+	vma_iter_init(&vmi, mm, start);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > next)
+			break;
+		vma_start_write(vma);
+		next = vma->vm_end;
+	}
+	if (next < end) {
+		err = -EFAULT;
+		goto out;
+	}
+	vma_iter_init(&vmi, mm, start);
+	prev = vma_prev(&vmi);
+	for_each_vma_range(vmi, vma, end) {
+		err = mbind_range(&vmi, vma, &prev, start, end, new);
+		if (err)
+			break;
+	}
+out:
+	mmap_write_unlock(mm);
+	mpol_put(new);
+	return err;
+}
+
+/* The policy of the VMA at @addr: NULL (none), or its mode and nodes in *@mode, *@nodes. */
+const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigned short *mode,
+			       unsigned long *nodes)
+{
+	struct vm_area_struct *vma;
+	struct mempolicy *pol = NULL;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && (pol = vma_policy(vma))) {
+		*mode = pol->mode;
+		*nodes = pol->nodes;
+	}
+	mmap_read_unlock(mm);
+	return pol;
+}
+#endif
+
 int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	return dup_mmap(mm, oldmm);

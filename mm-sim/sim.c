@@ -1060,6 +1060,11 @@ static void ksim_av_count_vma(struct vm_area_struct *vma, void *arg)
 	}
 }
 
+static void ksim_mpol_count_vma(struct vm_area_struct *vma, void *arg)
+{
+	ksim_mpol_count(vma, arg);
+}
+
 unsigned long ksim_mm_check_global(void)
 {
 	struct ksim_av_table tab = { 0 };
@@ -1120,6 +1125,9 @@ unsigned long ksim_mm_check_global(void)
 		bad += ksim_anon_name_check(true);
 	}
 #endif
+	ksim_mpol_count(NULL, &bad);
+	ksim_for_each_live_vma(ksim_mpol_count_vma, &bad);
+	bad += ksim_mpol_check_done();
 	bad += ksim_hooks_check_global();
 	return bad;
 }

@@ -93,6 +93,54 @@ void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *
 /* include/linux/userfaultfd_k.h: VMAs with different contexts never merge */
 #define is_mergeable_vm_userfaultfd_ctx(v, c)	((v)->vm_userfaultfd_ctx.ctx == (c).ctx)
 
+/*
+ * ---- NUMA memory policy (mm/mempolicy.c), emulated as tracked state ----
+ * A kernel without CONFIG_NUMA has no policies; here VMAs carry one so that
+ * mbind(2)'s VMA side (mbind_range(), vma_replace_policy(), extracted) and
+ * mm/vma.c's vma_modify_policy() run, and split, fork and mremap duplicate
+ * it (vma_dup_policy(), extracted).  The object is the kernel's minus the
+ * node masks' type and the cpuset rebinding: a refcount, mode, flags and a
+ * node bitmap; mpol_put()/mpol_dup()/mpol_equal()/vma_policy() are
+ * linux/mempolicy.h's, __mpol_dup()/__mpol_put()/__mpol_equal() keep the
+ * kernel's rules (a duplicate is a new object with one reference; the last
+ * put frees; equal is the same mode, flags and nodes).  Every object is on a
+ * list: ksim_mm_check_global() matches each refcount with the VMAs that
+ * point at it, and none may be left at the end.
+ */
+struct mempolicy {
+	atomic_t refcnt;
+	unsigned short mode;		/* MPOL_* (uapi/linux/mempolicy.h) */
+	unsigned short flags;
+	unsigned long nodes;		/* nodemask_t, one word */
+	struct list_head ksim_all;	/* every live policy */
+	unsigned int ksim_refs;		/* VMA references counted by the check */
+};
+struct mempolicy *__mpol_dup(struct mempolicy *old);
+void __mpol_put(struct mempolicy *pol);
+bool __mpol_equal(struct mempolicy *a, struct mempolicy *b);
+static inline void mpol_put(struct mempolicy *pol)
+{
+	if (pol)
+		__mpol_put(pol);
+}
+static inline struct mempolicy *mpol_dup(struct mempolicy *pol)
+{
+	if (pol)
+		pol = __mpol_dup(pol);
+	return pol;
+}
+static inline bool mpol_equal(struct mempolicy *a, struct mempolicy *b)
+{
+	if (a == b)
+		return true;
+	return __mpol_equal(a, b);
+}
+#define vma_policy(vma)			((vma)->vm_policy)
+int vma_dup_policy(struct vm_area_struct *src, struct vm_area_struct *dst);	/* extracted */
+struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes);
+void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad);
+unsigned long ksim_mpol_check_done(void);
+
 /* ---- mmu notifiers (mm/mmu_notifier.c, include/linux/mmu_notifier.h) ---- */
 struct mmu_notifier_range {
 	struct mm_struct *mm;

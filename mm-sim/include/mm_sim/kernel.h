@@ -292,6 +292,7 @@ struct vm_operations_struct {
 	const char *(*name)(struct vm_area_struct *vma);
 	unsigned long (*pagesize)(struct vm_area_struct *area);
 	struct page *(*find_special_page)(struct vm_area_struct *vma, unsigned long addr);
+	int (*set_policy)(struct vm_area_struct *vma, struct mempolicy *new);	/* vma_replace_policy() asks */
 };
 
 #if KSIM_HAVE_MM_VMA_INIT_C
@@ -343,6 +344,7 @@ struct vm_area_struct {
 	struct file *vm_file;
 	void *vm_private_data;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
+	struct mempolicy *vm_policy;	/* NUMA policy (mbind), emulated: hooks.h */
 #ifdef CONFIG_ANON_VMA_NAME
 	struct anon_vma_name *anon_name;	/* a reference, as in the kernel */
 #endif
@@ -651,10 +653,6 @@ extern spinlock_t mmlist_lock;
 #define vma_adjust_trans_huge(v, s, e, a)	do { } while (0)
 #define update_hiwater_rss(mm)			do { } while (0)
 #define update_hiwater_vm(mm)			do { } while (0)
-#define mpol_put(p)				do { } while (0)
-#define vma_policy(vma)				NULL
-#define mpol_equal(a, b)			true
-#define vma_dup_policy(src, dst)		0
 #define userfaultfd_wp(v)			false
 #define vma_has_uffd_without_event_remap(v)	false
 #define is_hugepage_only_range(mm, a, l)	0

@@ -244,6 +244,20 @@ int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigne
 int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len);
 /* the monitor closes this one context's file: userfaultfd_release() -> userfaultfd_release_all() */
 void ksim_uffd_close(struct userfaultfd_ctx *ctx);
+/*
+ * mbind(2) of [start, start + len) (6.12+): @mode a MPOL_* number
+ * (KSIM_MPOL_DEFAULT removes the policy), @nodes a node bitmap; the range
+ * must be mapped (-EFAULT).  0 or -errno.  ksim_vma_policy_at(): the policy
+ * object of the VMA at @addr (NULL: none), its mode and nodes.
+ */
+#define KSIM_MPOL_DEFAULT	0	/* include/uapi/linux/mempolicy.h */
+#define KSIM_MPOL_PREFERRED	1
+#define KSIM_MPOL_BIND		2
+#define KSIM_MPOL_INTERLEAVE	3
+int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+	       unsigned short mode, unsigned long nodes);
+const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigned short *mode,
+			       unsigned long *nodes);
 struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long addr);
 unsigned long ksim_uffd_events(struct userfaultfd_ctx *ctx, bool fork);
 void ksim_uffd_close_all(void);		/* the monitor closes every context it holds */
