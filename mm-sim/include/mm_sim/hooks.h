@@ -70,6 +70,23 @@ int ksim_userfaultfd_unmap_prep(struct vm_area_struct *vma, unsigned long start,
 				unsigned long end, struct list_head *uf, KSIM_SITE_ARGS);
 void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
 				     KSIM_SITE_ARGS);
+/*
+ * include/linux/userfaultfd_k.h's tests of a registered VMA, with the
+ * kernel's bodies: what mremap asks of a VMA (a context without
+ * UFFD_FEATURE_EVENT_REMAP is dropped by the move, so 7.x's copy_vma() does
+ * not merge the copy and page tables move pte by pte; 7.x moves a
+ * registered VMA alone)
+ */
+static inline bool userfaultfd_armed(struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_UFFD_FLAGS;
+}
+static inline bool vma_has_uffd_without_event_remap(struct vm_area_struct *vma)
+{
+	struct userfaultfd_ctx *uffd_ctx = vma->vm_userfaultfd_ctx.ctx;
+
+	return uffd_ctx && (uffd_ctx->features & (1UL << 2) /* UFFD_FEATURE_EVENT_REMAP */) == 0;
+}
 /* @ctx is a context of @mm the monitor has not closed (the per-mm invariant) */
 bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm);
 #if KSIM_HAVE_MM_VMA_C

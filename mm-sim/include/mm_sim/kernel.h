@@ -654,7 +654,6 @@ extern spinlock_t mmlist_lock;
 #define update_hiwater_rss(mm)			do { } while (0)
 #define update_hiwater_vm(mm)			do { } while (0)
 #define userfaultfd_wp(v)			false
-#define vma_has_uffd_without_event_remap(v)	false
 #define is_hugepage_only_range(mm, a, l)	0
 #define fixup_hugetlb_reservations(v)		do { } while (0)
 #define shmem_file(f)				false
