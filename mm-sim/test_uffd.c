@@ -183,6 +183,36 @@ KSIM_TEST(uffd_register_fork)
 	check_all_freed();
 }
 
+/*
+ * mremap moves a registered VMA whose context lacks UFFD_FEATURE_EVENT_REMAP
+ * next to a VMA registered to the same context: the moved VMA loses its
+ * registration (mremap_userfaultfd_prep()), the neighbour keeps its own.
+ * Both unfaulted, so the copy would otherwise merge with the neighbour
+ * (copy_vma() gives an unfaulted anonymous VMA the page offset of its new
+ * address).
+ */
+KSIM_TEST(uffd_mremap)
+{
+	struct userfaultfd_ctx *ctx;
+	struct mm_struct *mm = ksim_mm_new();
+
+	KSIM_ASSERT(mm);
+	KSIM_ASSERT(!ksim_mmap(mm, PA(0), 8 * PG, RW, NULL, 0));
+	KSIM_ASSERT(!ksim_mmap(mm, PA(32), 16 * PG, RW, NULL, 0));
+	ctx = ksim_uffd_open(mm, 0);
+	KSIM_ASSERT(ctx);
+	KSIM_EXPECT(!ksim_uffd_register(ctx, PA(0), 48 * PG, MISSING));
+	VMAS(mm, "registered", { 0, 8, ctx }, { 32, 48, ctx });
+	KSIM_EXPECT(ksim_mremap(mm, PA(0), 8 * PG, 8 * PG, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED, PA(24)) ==
+		    (long)PA(24));
+	VMAS(mm, "moved next to the registered VMA", { 24, 32 }, { 32, 48, ctx });
+	ksim_uffd_close(ctx);
+	VMAS(mm, "closed", { 24, 48 });
+	ksim_mm_exit(mm);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
 static unsigned long live_objects(void)
 {
 	struct ksim_slab_stats st;
