@@ -204,6 +204,8 @@ ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
   WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")
 ksim_feature(KSIM_HAVE_MMAP_PREPARE FILE mm/vma.c REGEX "^static int call_mmap_prepare\\("
   WHY "__mmap_region() calls a file's f_op->mmap_prepare() with a struct vm_area_desc, then mm/util.c's mmap_action_prepare()/_complete()")
+ksim_feature(KSIM_HAVE_UFFD_OPS FILE include/linux/userfaultfd_k.h REGEX "^struct vm_uffd_ops \\{"
+  WHY "VMAs say whether they can userfault through vm_uffd_ops: vma_can_userfault() and the register/unregister code are static in mm/userfaultfd.c (was an inline of linux/userfaultfd_k.h, the ioctls in fs/userfaultfd.c)")
 ksim_feature(KSIM_HAVE_VM_MUNMAP_IN_VMA_C FILE mm/vma.c REGEX "^int __vm_munmap\\("
   WHY "__vm_munmap() (munmap(2), vm_munmap()) lives in mm/vma.c (was static in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C FILE mm/vma.c REGEX "^struct vm_area_struct \\*__install_special_mapping\\($"

@@ -24,6 +24,7 @@
 
 static pthread_mutex_t ksim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmem_cache *ksm_slot_cache, *thp_slot_cache, *uffd_ctx_cache, *vma_lock_cache;
+static struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" */
 
 static bool mmf_test(struct mm_struct *mm, int bit)
 {
@@ -244,16 +245,6 @@ bool ksim_mm_has_uprobes(struct mm_struct *mm)
 }
 
 /* ---- userfaultfd: fs/userfaultfd.c, its fork and unmap events ---- */
-struct userfaultfd_ctx {
-	atomic_t refcount;
-	unsigned long features;
-	struct mm_struct *mm;
-	atomic_t mmap_changing;		/* events queued and not yet read */
-	bool released;
-	bool fd_open;			/* the monitor holds its file */
-	unsigned long fork_events, unmap_events;
-	struct list_head all;
-};
 struct ksim_uffd_fork_ctx {		/* struct userfaultfd_fork_ctx */
 	struct userfaultfd_ctx *orig, *new;
 	struct list_head list;
@@ -318,8 +309,13 @@ static void uffd_event_done(struct userfaultfd_ctx *ctx, KSIM_SITE_ARGS)
 /* mm/userfaultfd.c userfaultfd_reset_ctx() -> userfaultfd_set_ctx(vma, NULL, 0) */
 static void uffd_reset_ctx(struct vm_area_struct *vma)
 {
+#if KSIM_HAVE_MM_VMA_C
+	ksim_userfaultfd_reset_ctx(vma);	/* the tree's, extracted */
+#else
 	vma_start_write(vma);
 	vma->vm_userfaultfd_ctx.ctx = NULL;
+	vma->vm_flags &= ~VM_UFFD_FLAGS;
+#endif
 }
 
 int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS)
@@ -457,48 +453,215 @@ struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long featu
 	return ctx;
 }
 
-/* UFFDIO_REGISTER, simplified: whole VMAs inside [start, end) get the context */
-int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long end)
+/* validate_range() of the ioctls: page-aligned, non-empty, below TASK_SIZE */
+static int uffd_validate_range(unsigned long start, unsigned long len)
+{
+	if ((start & ~PAGE_MASK) || (len & ~PAGE_MASK) || !len)
+		return -EINVAL;
+	if (start < mmap_min_addr || start >= TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	return 0;
+}
+
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * UFFDIO_REGISTER: userfaultfd_register()'s checks (fs/userfaultfd.c on
+ * 6.12, mm/userfaultfd.c on 7.x; copy_from_user(), hugetlb alignment and
+ * the ioctls bitmask left out), then the tree's userfaultfd_register_range()
+ * under the mmap write lock with the mm pinned, as the ioctl calls it.
+ */
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
+		       unsigned long mode)
 {
 	struct mm_struct *mm = ctx->mm;
+	unsigned long end = start + len, vm_flags;
+	struct vm_area_struct *vma, *cur;
+	struct vma_iterator vmi;
+	int ret;
+
+	/* WP needs uffd-wp ptes, MINOR shmem or hugetlb: neither is simulated */
+	if (!mode || (mode & ~KSIM_UFFDIO_REGISTER_MODE_MISSING))
+		return -EINVAL;
+	vm_flags = VM_UFFD_MISSING;
+	ret = uffd_validate_range(start, len);
+	if (ret)
+		return ret;
+	if (!mmget_not_zero(mm))
+		return -ENOMEM;
+	ret = -EINVAL;
+	mmap_write_lock(mm);
+	vma_iter_init(&vmi, mm, start);
+	vma = vma_find(&vmi, end);
+	if (!vma)
+		goto out_unlock;
+	cur = vma;
+	do {
+		if (!cur->vm_userfaultfd_ctx.ctx != !(cur->vm_flags & VM_UFFD_FLAGS))
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "UFFDIO_REGISTER: VMA [%#lx, %#lx) has ctx %p and uffd flags %#lx",
+				     cur->vm_start, cur->vm_end, (void *)cur->vm_userfaultfd_ctx.ctx,
+				     cur->vm_flags & VM_UFFD_FLAGS);
+		ret = -EINVAL;
+		if (!ksim_vma_can_userfault(cur, vm_flags))
+			goto out_unlock;
+		/* UFFDIO_COPY fills holes without PROT_WRITE: the mapping must allow writing */
+		ret = -EPERM;
+		if (!(cur->vm_flags & VM_MAYWRITE))
+			goto out_unlock;
+		/* one context per VMA */
+		ret = -EBUSY;
+		if (cur->vm_userfaultfd_ctx.ctx && cur->vm_userfaultfd_ctx.ctx != ctx)
+			goto out_unlock;
+	} for_each_vma_range(vmi, cur, end);
+	ret = ksim_userfaultfd_register_range(ctx, vma, vm_flags, start, end);
+out_unlock:
+	mmap_write_unlock(mm);
+	mmput(mm);
+	return ret;
+}
+
+/*
+ * UFFDIO_UNREGISTER: userfaultfd_unregister()'s checks and its loop over
+ * the VMAs of the range (the ioctl's own text, which 6.12 keeps in
+ * fs/userfaultfd.c: not extracted), each registered VMA through the tree's
+ * userfaultfd_clear_vma(); no fault waits, so there is nothing to wake.
+ */
+int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len)
+{
+	struct mm_struct *mm = ctx->mm;
+	unsigned long end = start + len, vma_end;
+	struct vm_area_struct *vma, *prev, *cur;
+	struct vma_iterator vmi;
+	int ret;
+
+	ret = uffd_validate_range(start, len);
+	if (ret)
+		return ret;
+	if (!mmget_not_zero(mm))
+		return -ENOMEM;
+	mmap_write_lock(mm);
+	ret = -EINVAL;
+	vma_iter_init(&vmi, mm, start);
+	vma = vma_find(&vmi, end);
+	if (!vma)
+		goto out_unlock;
+	cur = vma;
+	do {
+		/* only through the context that registered it */
+		if (cur->vm_userfaultfd_ctx.ctx && cur->vm_userfaultfd_ctx.ctx != ctx)
+			goto out_unlock;
+		if (!ksim_vma_can_userfault(cur, cur->vm_flags))
+			goto out_unlock;
+	} for_each_vma_range(vmi, cur, end);
+
+	vma_iter_set(&vmi, start);
+	prev = vma_prev(&vmi);
+	if (vma->vm_start < start)
+		prev = vma;
+	ret = 0;
+	for_each_vma_range(vmi, vma, end) {
+		if (!vma->vm_userfaultfd_ctx.ctx)
+			goto skip;
+		if (vma->vm_start > start)
+			start = vma->vm_start;
+		vma_end = min(end, vma->vm_end);
+		vma = ksim_userfaultfd_clear_vma(&vmi, prev, vma, start, vma_end);
+		if (IS_ERR(vma)) {
+			ret = PTR_ERR(vma);
+			break;
+		}
+skip:
+		prev = vma;
+		start = vma->vm_end;
+	}
+out_unlock:
+	mmap_write_unlock(mm);
+	mmput(mm);
+	return ret;
+}
+#else
+/* 6.1 (no mm/vma.c, no userfaultfd_register_range()): whole VMAs inside the range get the context */
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
+		       unsigned long mode)
+{
+	struct mm_struct *mm = ctx->mm;
+	unsigned long end = start + len;
 	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, start);
-	int n = 0;
+	int ret = uffd_validate_range(start, len);
 
+	if (ret)
+		return ret;
+	if (mode != KSIM_UFFDIO_REGISTER_MODE_MISSING)
+		return -EINVAL;
 	mmap_write_lock(mm);
 	for_each_vma_range(vmi, vma, end) {
 		if (vma->vm_start < start || vma->vm_end > end)
 			continue;
-		vma_start_write(vma);
 		vma->vm_userfaultfd_ctx.ctx = ctx;
-		n++;
+		vma->vm_flags |= VM_UFFD_MISSING;
 	}
 	mmap_write_unlock(mm);
-	return n;
+	return 0;
 }
+
+int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len)
+{
+	return -ENOSYS;
+}
+#endif
 
 /* userfaultfd_release(): the monitor closes the file */
 static void uffd_release(struct userfaultfd_ctx *ctx)
 {
 	struct mm_struct *mm = ctx->mm;
-	struct vm_area_struct *vma;
 
 	ctx->fd_open = false;
 	ctx->released = true;
+#if KSIM_HAVE_MM_VMA_C
+	ksim_userfaultfd_release_all(mm, ctx);	/* the tree's */
+#else
 	if (mmget_not_zero(mm)) {
+		struct vm_area_struct *vma;
 		VMA_ITERATOR(vmi, mm, 0);
 
 		mmap_write_lock(mm);
 		for_each_vma(vmi, vma) {
 			if (vma->vm_userfaultfd_ctx.ctx != ctx)
 				continue;
-			vma_start_write(vma);
 			vma->vm_userfaultfd_ctx.ctx = NULL;
+			vma->vm_flags &= ~VM_UFFD_FLAGS;
 		}
 		mmap_write_unlock(mm);
 		mmput(mm);
 	}
+#endif
 	uffd_ctx_put(ctx);
+}
+
+void ksim_uffd_close(struct userfaultfd_ctx *ctx)
+{
+	if (!ctx->fd_open) {
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "userfaultfd: closing a context whose file is not open");
+		return;
+	}
+	uffd_release(ctx);
+}
+
+bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm)
+{
+	struct userfaultfd_ctx *it;
+	bool live = false;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(it, &uffd_all, all)
+		if (it == ctx) {
+			live = it->mm == mm && !it->released && atomic_read(&it->refcount) > 0;
+			break;
+		}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return live;
 }
 
 void ksim_uffd_close_all(void)
@@ -531,6 +694,116 @@ struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long add
 	struct vm_area_struct *vma = vma_lookup(mm, addr);
 
 	return vma ? vma->vm_userfaultfd_ctx.ctx : NULL;
+}
+
+/* ---- NUMA policies: mm/mempolicy.c's object lifecycle (hooks.h) ---- */
+static LIST_HEAD(mpol_all);
+
+/* __mpol_dup(): a new object, a copy with one reference (no cpuset to rebind against) */
+struct mempolicy *__mpol_dup(struct mempolicy *old)
+{
+	struct mempolicy *new = kmem_cache_alloc(policy_cache, GFP_KERNEL);
+
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	*new = *old;
+	atomic_set(&new->refcnt, 1);
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&new->ksim_all, &mpol_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return new;
+}
+
+/* __mpol_put(): the last reference frees (7.x: after a grace period) */
+void __mpol_put(struct mempolicy *pol)
+{
+	if (atomic_read(&pol->refcnt) <= 0)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mpol_put() of a policy with refcount %d",
+			     atomic_read(&pol->refcnt));
+	if (!atomic_dec_and_test(&pol->refcnt))
+		return;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_del(&pol->ksim_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	kmem_cache_free(policy_cache, pol);
+}
+
+/* __mpol_equal(): same mode, flags and nodes (MPOL_LOCAL: no nodes) */
+bool __mpol_equal(struct mempolicy *a, struct mempolicy *b)
+{
+	if (!a || !b)
+		return false;
+	return a->mode == b->mode && a->flags == b->flags && a->nodes == b->nodes;
+}
+
+/* mbind(2)'s mpol_new() for a mode other than MPOL_DEFAULT */
+struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes)
+{
+	struct mempolicy *pol = kmem_cache_alloc(policy_cache, GFP_KERNEL);
+
+	if (!pol)
+		return ERR_PTR(-ENOMEM);
+	memset(pol, 0, sizeof(*pol));
+	atomic_set(&pol->refcnt, 1);
+	pol->mode = mode;
+	pol->nodes = nodes;
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_add_tail(&pol->ksim_all, &mpol_all);
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return pol;
+}
+
+/*
+ * ksim_mm_check_global()'s policy count: @vma == NULL starts (zero the
+ * counts), a VMA adds its reference, and ksim_mpol_check_done() compares:
+ * a policy a VMA points at is live, and each live policy has as many
+ * references as VMAs plus @extra (mbind's own, during the call: none here).
+ */
+void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad)
+{
+	struct mempolicy *pol, *it;
+	bool live = false;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	if (!vma) {
+		list_for_each_entry(it, &mpol_all, ksim_all)
+			it->ksim_refs = 0;
+		pthread_mutex_unlock(&ksim_hooks_lock);
+		return;
+	}
+	pol = vma->vm_policy;
+	if (pol) {
+		list_for_each_entry(it, &mpol_all, ksim_all)
+			if (it == pol) {
+				live = true;
+				it->ksim_refs++;
+				break;
+			}
+		if (!live) {
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "mm %d: VMA [%#lx, %#lx) points at a freed policy %p", vma->vm_mm->ksim_id,
+				     vma->vm_start, vma->vm_end, (void *)pol);
+			(*bad)++;
+		}
+	}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+}
+
+unsigned long ksim_mpol_check_done(void)
+{
+	struct mempolicy *it;
+	unsigned long bad = 0;
+
+	pthread_mutex_lock(&ksim_hooks_lock);
+	list_for_each_entry(it, &mpol_all, ksim_all)
+		if ((unsigned int)atomic_read(&it->refcnt) != it->ksim_refs) {
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "policy %p (mode %u, nodes %#lx): refcount %d, VMAs pointing at it %u",
+				     (void *)it, it->mode, it->nodes, atomic_read(&it->refcnt), it->ksim_refs);
+			bad++;
+		}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return bad;
 }
 
 /* ---- mmu notifiers: include/linux/mmu_notifier.h, mm/mmu_notifier.c ---- */
@@ -763,6 +1036,10 @@ unsigned long ksim_hooks_check_all_freed(void)
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
 			     "userfaultfd ctx of mm %d left: refcount %d, %s", ctx->mm->ksim_id,
 			     atomic_read(&ctx->refcount), ctx->fd_open ? "file open" : "no file holds it");
+		bad++;
+	}
+	if (!list_empty(&mpol_all)) {
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "NUMA policies never freed");
 		bad++;
 	}
 	pthread_mutex_unlock(&ksim_hooks_lock);
@@ -1104,4 +1381,5 @@ void ksim_hooks_init(void)
 	thp_slot_cache = kmem_cache_create("khugepaged_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
 	uffd_ctx_cache = kmem_cache_create("userfaultfd_ctx_cache", sizeof(struct userfaultfd_ctx), 0, 0, NULL);
 	vma_lock_cache = kmem_cache_create("vma_lock", 64, 0, 0, NULL);
+	policy_cache = kmem_cache_create("numa_policy", sizeof(struct mempolicy), 0, SLAB_PANIC, NULL);
 }

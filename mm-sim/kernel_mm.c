@@ -269,6 +269,164 @@ unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)
 }
 #endif
 
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * mm/userfaultfd.c's VMA side of UFFDIO_REGISTER/UNREGISTER and of the
+ * release of the file (extract/userfaultfd.txt): userfaultfd_register_range(),
+ * userfaultfd_clear_vma(), userfaultfd_release_all(), the ctx/flag setters
+ * and vma_can_userfault() (6.12: linux/userfaultfd_k.h's inline).  They
+ * split and merge through mm/vma.c's vma_modify_flags_uffd().  What is
+ * configured: MISSING mode on anonymous memory; uffd-wp (its pte bits and
+ * markers), MINOR, hugetlb and shmem are not, so the pte work these functions
+ * guard by userfaultfd_wp()/_rwp() never runs (reaching it WARNs).
+ */
+#if KSIM_HAVE_UFFD_OPS
+struct vm_uffd_ops {		/* include/linux/userfaultfd_k.h: the member asked here */
+	bool (*can_userfault)(struct vm_area_struct *vma, vm_flags_t vm_flags);
+};
+static const struct vm_uffd_ops *vma_uffd_ops(struct vm_area_struct *vma);
+#define uffd_supports_wp_marker()		false
+#endif
+#define uffd_wp_range(vma, start, len, enable)	({ WARN_ON_ONCE(1); 0L; })
+#define uffd_disable_huge_pmd_share(vma)	false
+#define hugetlb_unshare_all_pmds(vma)		do { } while (0)
+#ifndef MM_CP_UFFD_WP_RESOLVE
+#define MM_CP_UFFD_WP_RESOLVE			(1UL << 3)	/* include/linux/mm.h */
+#define MM_CP_UFFD_RWP_RESOLVE			(1UL << 5)
+#endif
+#if KSIM_HAVE_VM_UFFD_RWP	/* what 7.3's userfaultfd_clear_vma() asks first */
+static inline bool userfaultfd_protected(struct vm_area_struct *vma)
+{
+	return userfaultfd_wp(vma) || userfaultfd_rwp(vma);
+}
+#endif
+#include "mm_uffd_gen.c"
+
+#if KSIM_HAVE_UFFD_OPS
+/*
+ * mm/userfaultfd.c's vma_uffd_ops() (static, with anon_uffd_ops, whose
+ * folio callbacks are not simulated): anonymous VMAs answer with the
+ * tree's anon_can_userfault(); no simulated file implements
+ * vm_ops->uffd_ops (shmem and hugetlbfs are not simulated).
+ */
+static const struct vm_uffd_ops ksim_anon_uffd_ops = {
+	.can_userfault	= anon_can_userfault,
+};
+static const struct vm_uffd_ops *vma_uffd_ops(struct vm_area_struct *vma)
+{
+	return vma_is_anonymous(vma) ? &ksim_anon_uffd_ops : NULL;
+}
+#endif
+
+bool ksim_vma_can_userfault(struct vm_area_struct *vma, unsigned long vm_flags)
+{
+	return vma_can_userfault(vma, vm_flags, false);
+}
+
+/* wp_async false: UFFD_FEATURE_WP_ASYNC is not simulated */
+int ksim_userfaultfd_register_range(struct userfaultfd_ctx *ctx, struct vm_area_struct *vma,
+				    unsigned long vm_flags, unsigned long start, unsigned long end)
+{
+	return userfaultfd_register_range(ctx, vma, vm_flags, start, end, false);
+}
+
+struct vm_area_struct *ksim_userfaultfd_clear_vma(struct vma_iterator *vmi,
+						  struct vm_area_struct *prev,
+						  struct vm_area_struct *vma,
+						  unsigned long start, unsigned long end)
+{
+	return userfaultfd_clear_vma(vmi, prev, vma, start, end);
+}
+
+void ksim_userfaultfd_reset_ctx(struct vm_area_struct *vma)
+{
+	userfaultfd_reset_ctx(vma);
+}
+
+void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *ctx)
+{
+	userfaultfd_release_all(mm, ctx);
+}
+#endif
+
+/* mm/mempolicy.c: vma_dup_policy(); with mm/vma.c also mbind_range() (extract/mempolicy.txt) */
+#include "mm_mpol_gen.c"
+
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * mbind(2) below the syscall, as do_mbind() does it with the mmap write
+ * lock held: queue_pages_range() is reduced to what it does to VMAs (a hole
+ * in the range is -EFAULT; every VMA of the range is write-locked,
+ * MPOL_MF_WRLOCK); no pages are queued or migrated (no nodes to move them
+ * to).  Then the tree's mbind_range() per VMA, as do_mbind()'s loop.
+ * @mode 0 is MPOL_DEFAULT (no policy: mpol_new() returns NULL).
+ */
+int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+	       unsigned short mode, unsigned long nodes)
+{
+	struct vm_area_struct *vma, *prev;
+	struct mempolicy *new = NULL;
+	struct vma_iterator vmi;
+	unsigned long end, next;
+	int err = 0;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	if (mode) {
+		new = ksim_mpol_new(mode, nodes);
+		if (IS_ERR(new))
+			return PTR_ERR(new);
+	}
+	mmap_write_lock(mm);
+	next = start;
+	vma_iter_init(&vmi, mm, start);
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > next)
+			break;
+		vma_start_write(vma);
+		next = vma->vm_end;
+	}
+	if (next < end) {
+		err = -EFAULT;
+		goto out;
+	}
+	vma_iter_init(&vmi, mm, start);
+	prev = vma_prev(&vmi);
+	for_each_vma_range(vmi, vma, end) {
+		err = mbind_range(&vmi, vma, &prev, start, end, new);
+		if (err)
+			break;
+	}
+out:
+	mmap_write_unlock(mm);
+	mpol_put(new);
+	return err;
+}
+
+/* The policy of the VMA at @addr: NULL (none), or its mode and nodes in *@mode, *@nodes. */
+const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigned short *mode,
+			       unsigned long *nodes)
+{
+	struct vm_area_struct *vma;
+	struct mempolicy *pol = NULL;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && (pol = vma_policy(vma))) {
+		*mode = pol->mode;
+		*nodes = pol->nodes;
+	}
+	mmap_read_unlock(mm);
+	return pol;
+}
+#endif
+
 int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	return dup_mmap(mm, oldmm);

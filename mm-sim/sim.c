@@ -881,6 +881,18 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 		      vma->anon_name ? (int)kref_read(&vma->anon_name->kref) : 0,
 		      vma->vm_file ? "file" : "anonymous");
 #endif
+		/*
+		 * userfaultfd: a context iff a registration mode (what
+		 * userfaultfd_release_all() and the ioctls VM_WARN on), and that
+		 * context a live one of this mm's monitor
+		 */
+		CHECK(!vma->vm_userfaultfd_ctx.ctx == !(f & VM_UFFD_FLAGS),
+		      "mm %d: VMA [%#lx, %#lx): userfaultfd ctx %p with uffd flags %#lx",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, (void *)vma->vm_userfaultfd_ctx.ctx,
+		      f & VM_UFFD_FLAGS);
+		CHECK(!vma->vm_userfaultfd_ctx.ctx || ksim_uffd_ctx_live(vma->vm_userfaultfd_ctx.ctx, mm),
+		      "mm %d: VMA [%#lx, %#lx): userfaultfd ctx %p is not a live context of this mm",
+		      mm->ksim_id, vma->vm_start, vma->vm_end, (void *)vma->vm_userfaultfd_ctx.ctx);
 		if (vma->vm_file) {
 			struct vm_area_struct *it;
 			bool found = false;
@@ -1048,6 +1060,11 @@ static void ksim_av_count_vma(struct vm_area_struct *vma, void *arg)
 	}
 }
 
+static void ksim_mpol_count_vma(struct vm_area_struct *vma, void *arg)
+{
+	ksim_mpol_count(vma, arg);
+}
+
 unsigned long ksim_mm_check_global(void)
 {
 	struct ksim_av_table tab = { 0 };
@@ -1108,6 +1125,9 @@ unsigned long ksim_mm_check_global(void)
 		bad += ksim_anon_name_check(true);
 	}
 #endif
+	ksim_mpol_count(NULL, &bad);
+	ksim_for_each_live_vma(ksim_mpol_count_vma, &bad);
+	bad += ksim_mpol_check_done();
 	bad += ksim_hooks_check_global();
 	return bad;
 }

@@ -38,9 +38,9 @@ static struct mm_struct *build_hooked(struct file *f, struct userfaultfd_ctx **u
 	KSIM_EXPECT(*ufork && *uplain);
 	if (!*ufork || !*uplain)
 		abort();	/* built before any fault is armed: cannot fail */
-	KSIM_EXPECT(ksim_uffd_register(*ufork, DATA, DATA + 64 * PG) == 1);
-	KSIM_EXPECT(ksim_uffd_register(*ufork, HEAP2, HEAP2 + 32 * PG) == 1);
-	KSIM_EXPECT(ksim_uffd_register(*uplain, STACKA, STACKA + 32 * PG) == 1);
+	KSIM_EXPECT(!ksim_uffd_register(*ufork, DATA, 64 * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
+	KSIM_EXPECT(!ksim_uffd_register(*ufork, HEAP2, 32 * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
+	KSIM_EXPECT(!ksim_uffd_register(*uplain, STACKA, 32 * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
 	check(p, "hooked shape");
 	return p;
 }

@@ -289,7 +289,7 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 	if (s->uffd) {
 		struct userfaultfd_ctx *ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
 
-		KSIM_EXPECT(ctx && ksim_uffd_register(ctx, PA(0), PA(WIN)) > 0);
+		KSIM_EXPECT(ctx && !ksim_uffd_register(ctx, PA(0), WIN * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
 	}
 	if (s->op == BRK) {
 		long old = s->access;

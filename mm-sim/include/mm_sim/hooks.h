@@ -48,6 +48,21 @@ void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS);
 #define khugepaged_enter_vma(v, f)	do { } while (0)
 
 /* ---- userfaultfd (fs/userfaultfd.c): fork and unmap events ---- */
+/*
+ * fs/userfaultfd.c's context (7.x: mm/userfaultfd.c), the fields the VMA
+ * code and the emulation read; mm/userfaultfd.c's registration functions
+ * (extracted, kernel_mm.c) read ->mm.
+ */
+struct userfaultfd_ctx {
+	atomic_t refcount;
+	unsigned long features;
+	struct mm_struct *mm;
+	atomic_t mmap_changing;		/* events queued and not yet read */
+	bool released;
+	bool fd_open;			/* the monitor holds its file */
+	unsigned long fork_events, unmap_events;
+	struct list_head all;
+};
 int ksim_dup_userfaultfd(struct vm_area_struct *vma, struct list_head *fcs, KSIM_SITE_ARGS);
 void ksim_dup_userfaultfd_complete(struct list_head *fcs, KSIM_SITE_ARGS);
 void ksim_dup_userfaultfd_fail(struct list_head *fcs, KSIM_SITE_ARGS);
@@ -55,6 +70,38 @@ int ksim_userfaultfd_unmap_prep(struct vm_area_struct *vma, unsigned long start,
 				unsigned long end, struct list_head *uf, KSIM_SITE_ARGS);
 void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
 				     KSIM_SITE_ARGS);
+/*
+ * include/linux/userfaultfd_k.h's tests of a registered VMA, with the
+ * kernel's bodies: what mremap asks of a VMA (a context without
+ * UFFD_FEATURE_EVENT_REMAP is dropped by the move, so 7.x's copy_vma() does
+ * not merge the copy and page tables move pte by pte; 7.x moves a
+ * registered VMA alone)
+ */
+static inline bool userfaultfd_armed(struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_UFFD_FLAGS;
+}
+static inline bool vma_has_uffd_without_event_remap(struct vm_area_struct *vma)
+{
+	struct userfaultfd_ctx *uffd_ctx = vma->vm_userfaultfd_ctx.ctx;
+
+	return uffd_ctx && (uffd_ctx->features & (1UL << 2) /* UFFD_FEATURE_EVENT_REMAP */) == 0;
+}
+/* @ctx is a context of @mm the monitor has not closed (the per-mm invariant) */
+bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm);
+#if KSIM_HAVE_MM_VMA_C
+/* mm/userfaultfd.c's registration functions, extracted (kernel_mm.c; static on 7.x) */
+struct vma_iterator;
+bool ksim_vma_can_userfault(struct vm_area_struct *vma, unsigned long vm_flags);
+int ksim_userfaultfd_register_range(struct userfaultfd_ctx *ctx, struct vm_area_struct *vma,
+				    unsigned long vm_flags, unsigned long start, unsigned long end);
+struct vm_area_struct *ksim_userfaultfd_clear_vma(struct vma_iterator *vmi,
+						  struct vm_area_struct *prev,
+						  struct vm_area_struct *vma,
+						  unsigned long start, unsigned long end);
+void ksim_userfaultfd_reset_ctx(struct vm_area_struct *vma);
+void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *ctx);
+#endif
 #define dup_userfaultfd(v, l)			ksim_dup_userfaultfd(v, l, KSIM_SITE)
 #define dup_userfaultfd_complete(l)		ksim_dup_userfaultfd_complete(l, KSIM_SITE)
 #define dup_userfaultfd_fail(l)			ksim_dup_userfaultfd_fail(l, KSIM_SITE)
@@ -62,6 +109,54 @@ void ksim_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf,
 #define userfaultfd_unmap_complete(mm, u)	ksim_userfaultfd_unmap_complete(mm, u, KSIM_SITE)
 /* include/linux/userfaultfd_k.h: VMAs with different contexts never merge */
 #define is_mergeable_vm_userfaultfd_ctx(v, c)	((v)->vm_userfaultfd_ctx.ctx == (c).ctx)
+
+/*
+ * ---- NUMA memory policy (mm/mempolicy.c), emulated as tracked state ----
+ * A kernel without CONFIG_NUMA has no policies; here VMAs carry one so that
+ * mbind(2)'s VMA side (mbind_range(), vma_replace_policy(), extracted) and
+ * mm/vma.c's vma_modify_policy() run, and split, fork and mremap duplicate
+ * it (vma_dup_policy(), extracted).  The object is the kernel's minus the
+ * node masks' type and the cpuset rebinding: a refcount, mode, flags and a
+ * node bitmap; mpol_put()/mpol_dup()/mpol_equal()/vma_policy() are
+ * linux/mempolicy.h's, __mpol_dup()/__mpol_put()/__mpol_equal() keep the
+ * kernel's rules (a duplicate is a new object with one reference; the last
+ * put frees; equal is the same mode, flags and nodes).  Every object is on a
+ * list: ksim_mm_check_global() matches each refcount with the VMAs that
+ * point at it, and none may be left at the end.
+ */
+struct mempolicy {
+	atomic_t refcnt;
+	unsigned short mode;		/* MPOL_* (uapi/linux/mempolicy.h) */
+	unsigned short flags;
+	unsigned long nodes;		/* nodemask_t, one word */
+	struct list_head ksim_all;	/* every live policy */
+	unsigned int ksim_refs;		/* VMA references counted by the check */
+};
+struct mempolicy *__mpol_dup(struct mempolicy *old);
+void __mpol_put(struct mempolicy *pol);
+bool __mpol_equal(struct mempolicy *a, struct mempolicy *b);
+static inline void mpol_put(struct mempolicy *pol)
+{
+	if (pol)
+		__mpol_put(pol);
+}
+static inline struct mempolicy *mpol_dup(struct mempolicy *pol)
+{
+	if (pol)
+		pol = __mpol_dup(pol);
+	return pol;
+}
+static inline bool mpol_equal(struct mempolicy *a, struct mempolicy *b)
+{
+	if (a == b)
+		return true;
+	return __mpol_equal(a, b);
+}
+#define vma_policy(vma)			((vma)->vm_policy)
+int vma_dup_policy(struct vm_area_struct *src, struct vm_area_struct *dst);	/* extracted */
+struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes);
+void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad);
+unsigned long ksim_mpol_check_done(void);
 
 /* ---- mmu notifiers (mm/mmu_notifier.c, include/linux/mmu_notifier.h) ---- */
 struct mmu_notifier_range {

@@ -157,9 +157,9 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define VM_MAYEXEC	0x00000040
 #define VM_MAYSHARE	0x00000080
 #define VM_GROWSDOWN	0x00000100
-#define VM_UFFD_MISSING	0
+#define VM_UFFD_MISSING	0x00000200	/* CONFIG_USERFAULTFD: registration is simulated */
 #define VM_PFNMAP	0x00000400
-#define VM_UFFD_WP	0
+#define VM_UFFD_WP	0x00001000	/* CONFIG_HAVE_ARCH_USERFAULTFD_WP (x86-64); never set: WP mode is not simulated */
 #define VM_LOCKED	0x00002000
 #define VM_IO		0x00004000
 #define VM_SEQ_READ	0x00008000
@@ -292,6 +292,7 @@ struct vm_operations_struct {
 	const char *(*name)(struct vm_area_struct *vma);
 	unsigned long (*pagesize)(struct vm_area_struct *area);
 	struct page *(*find_special_page)(struct vm_area_struct *vma, unsigned long addr);
+	int (*set_policy)(struct vm_area_struct *vma, struct mempolicy *new);	/* vma_replace_policy() asks */
 };
 
 #if KSIM_HAVE_MM_VMA_INIT_C
@@ -343,6 +344,7 @@ struct vm_area_struct {
 	struct file *vm_file;
 	void *vm_private_data;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
+	struct mempolicy *vm_policy;	/* NUMA policy (mbind), emulated: hooks.h */
 #ifdef CONFIG_ANON_VMA_NAME
 	struct anon_vma_name *anon_name;	/* a reference, as in the kernel */
 #endif
@@ -651,12 +653,7 @@ extern spinlock_t mmlist_lock;
 #define vma_adjust_trans_huge(v, s, e, a)	do { } while (0)
 #define update_hiwater_rss(mm)			do { } while (0)
 #define update_hiwater_vm(mm)			do { } while (0)
-#define mpol_put(p)				do { } while (0)
-#define vma_policy(vma)				NULL
-#define mpol_equal(a, b)			true
-#define vma_dup_policy(src, dst)		0
 #define userfaultfd_wp(v)			false
-#define vma_has_uffd_without_event_remap(v)	false
 #define is_hugepage_only_range(mm, a, l)	0
 #define fixup_hugetlb_reservations(v)		do { } while (0)
 #define shmem_file(f)				false

@@ -225,12 +225,11 @@ static inline void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pte
 #define lazy_mmu_mode_enable()		do { } while (0)
 #define lazy_mmu_mode_disable()		do { } while (0)
 #define pmd_is_huge(pmd)		0
-/* soft-dirty and userfaultfd not configured */
+/* soft-dirty and uffd-wp ptes not configured (userfaultfd_armed(): hooks.h) */
 #define pte_mksoft_dirty(pte)		(pte)
 #define pte_swp_mksoft_dirty(pte)	(pte)
 #define pte_is_uffd_wp_marker(pte)	false
 #define userfaultfd_rwp(v)		false
-#define userfaultfd_armed(v)		false
 #define pte_uffd(pte)			false
 #define pte_modify(pte, prot)		(pte)
 #define pte_clear_uffd(pte)		(pte)

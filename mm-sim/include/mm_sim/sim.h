@@ -224,13 +224,40 @@ bool ksim_mm_ksm_registered(struct mm_struct *mm);
 bool ksim_mm_thp_registered(struct mm_struct *mm);
 void ksim_mm_set_has_uprobes(struct mm_struct *mm);
 bool ksim_mm_has_uprobes(struct mm_struct *mm);	/* MMF_HAS_UPROBES and MMF_RECALC_UPROBES */
-/* userfaultfd: a context (the monitor holds its file) registered on whole VMAs */
+/* userfaultfd: a context (the monitor holds its file) and its registered ranges */
 struct userfaultfd_ctx;
 #define KSIM_UFFD_FEATURE_EVENT_FORK	(1UL << 1)	/* include/uapi/linux/userfaultfd.h */
 #define KSIM_UFFD_FEATURE_EVENT_REMAP	(1UL << 2)	/* not emulated */
 #define KSIM_UFFD_FEATURE_EVENT_UNMAP	(1UL << 6)
 struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features);
-int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long end);
+/* UFFDIO_REGISTER_MODE_* (include/uapi/linux/userfaultfd.h); only MISSING is simulated */
+#define KSIM_UFFDIO_REGISTER_MODE_MISSING	(1UL << 0)
+#define KSIM_UFFDIO_REGISTER_MODE_WP		(1UL << 1)
+#define KSIM_UFFDIO_REGISTER_MODE_MINOR		(1UL << 2)
+/*
+ * UFFDIO_REGISTER/UFFDIO_UNREGISTER of [start, start + len): the ioctls'
+ * checks, then mm/userfaultfd.c's userfaultfd_register_range() /
+ * userfaultfd_clear_vma() (6.1: whole VMAs only, emulated).  0 or -errno.
+ */
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
+		       unsigned long mode);
+int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len);
+/* the monitor closes this one context's file: userfaultfd_release() -> userfaultfd_release_all() */
+void ksim_uffd_close(struct userfaultfd_ctx *ctx);
+/*
+ * mbind(2) of [start, start + len) (6.12+): @mode a MPOL_* number
+ * (KSIM_MPOL_DEFAULT removes the policy), @nodes a node bitmap; the range
+ * must be mapped (-EFAULT).  0 or -errno.  ksim_vma_policy_at(): the policy
+ * object of the VMA at @addr (NULL: none), its mode and nodes.
+ */
+#define KSIM_MPOL_DEFAULT	0	/* include/uapi/linux/mempolicy.h */
+#define KSIM_MPOL_PREFERRED	1
+#define KSIM_MPOL_BIND		2
+#define KSIM_MPOL_INTERLEAVE	3
+int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+	       unsigned short mode, unsigned long nodes);
+const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigned short *mode,
+			       unsigned long *nodes);
 struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long addr);
 unsigned long ksim_uffd_events(struct userfaultfd_ctx *ctx, bool fork);
 void ksim_uffd_close_all(void);		/* the monitor closes every context it holds */
