@@ -164,7 +164,7 @@ static void stale_read(void *obj)
 }
 
 /* Checking mode: a stale read in a child process must die under ASan. */
-static int stale_read_in_child(void)
+static int __maybe_unused stale_read_in_child(void)
 {
 	struct bpf_mem_alloc ma;
 	struct elem *a;
