@@ -24,4 +24,31 @@ void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long strid
 /* a signal pending from check N of a fork of @parent on (fault class signal): -EINTR, same contract */
 void fork_signal_sweep(const char *shape, struct mm_struct *parent);
 
+
+/*
+ * The VMAs of @mm in [@base, @base + VMA_LIST_PAGES pages) are exactly the
+ * @n entries of @wants, in order (test_vmas.c).  Each entry starts with
+ * `int start, end;` (pages from @base); @prop->match() appends the VMA's
+ * property to its buffer (@len 0: no room) and says whether it is the
+ * entry's (the entry is NULL past the last).  A mismatch fails the test
+ * with the whole list; the invariants are checked either way.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+struct vm_area_struct;
+#define VMA_LIST_PAGES	128
+struct vma_prop {
+	const char *legend;		/* after "VMAs" in the message, e.g. " (R: registered)" */
+	size_t want_size;
+	bool (*match)(struct vm_area_struct *vma, const void *want, char *buf, size_t len);
+};
+bool vma_list_is(struct mm_struct *mm, const char *what, unsigned long base,
+		 const struct vma_prop *prop, const void *wants, int n);
+#define VMA_LIST_IS(mm, what, base, prop, type, ...) ({				\
+	const type __w[] = { __VA_ARGS__ };					\
+	vma_list_is(mm, what, base, prop, __w, sizeof(__w) / sizeof(__w[0]));	\
+})
+/* write-fault pages @start, @start + @step, ... below @end (pages from @base) */
+void touch_pages(struct mm_struct *mm, unsigned long base, int start, int end, int step);
+
 #endif

@@ -32,44 +32,23 @@ struct pwant {
 	unsigned long nodes;
 };
 
-static bool vmas_are(struct mm_struct *mm, const char *what, const struct pwant *w, int n)
+/* the policy's mode and nodes; none where the entry's mode is 0 */
+static bool mpol_match(struct vm_area_struct *vma, const void *want, char *buf, size_t len)
 {
-	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, mm, PA(0));
-	char got[1024];
-	int i = 0, len = 0;
-	bool ok = true;
+	const struct pwant *w = want;
+	struct mempolicy *pol = vma->vm_policy;
 
-	got[0] = 0;
-	mmap_read_lock(mm);
-	for_each_vma_range(vmi, vma, PA(128)) {
-		struct mempolicy *pol = vma->vm_policy;
-
-		if (len < (int)sizeof(got) - 64)
-			len += snprintf(got + len, sizeof(got) - len, " [%lu,%lu)", (vma->vm_start - BASE) / PG,
-					(vma->vm_end - BASE) / PG);
-		if (pol && len < (int)sizeof(got) - 64)
-			len += snprintf(got + len, sizeof(got) - len, "m%u/%#lx", pol->mode, pol->nodes);
-		if (i >= n || vma->vm_start != PA(w[i].start) || vma->vm_end != PA(w[i].end) ||
-		    !pol != !w[i].mode || (pol && (pol->mode != w[i].mode || pol->nodes != w[i].nodes)))
-			ok = false;
-		i++;
-	}
-	mmap_read_unlock(mm);
-	if (i != n)
-		ok = false;
-	KSIM_EXPECT(ok, "%s: VMAs%s; expected %d VMAs", what, got, n);
-	check(mm, what);
-	return ok;
+	if (pol)
+		snprintf(buf, len, "m%u/%#lx", pol->mode, pol->nodes);
+	else
+		snprintf(buf, len, "%s", "");
+	return w && !pol == !w->mode && (!pol || (pol->mode == w->mode && pol->nodes == w->nodes));
 }
-#define VMAS(mm, what, ...)	({ const struct pwant __w[] = { __VA_ARGS__ };			\
-				   vmas_are(mm, what, __w, sizeof(__w) / sizeof(__w[0])); })
-
-static void touch_range(struct mm_struct *mm, int start, int end, int step)
-{
-	for (int p = start; p < end; p += step)
-		KSIM_EXPECT(!ksim_touch(mm, PA(p), true));
-}
+static const struct vma_prop mpol_prop = {
+	.legend = "", .want_size = sizeof(struct pwant), .match = mpol_match,
+};
+#define VMAS(mm, what, ...)	VMA_LIST_IS(mm, what, BASE, &mpol_prop, struct pwant, __VA_ARGS__)
+#define touch_range(mm, s, e, step)	touch_pages(mm, BASE, s, e, step)
 
 /* mbind splits, merges equal neighbours, keeps different ones apart, MPOL_DEFAULT merges back. */
 KSIM_TEST(mbind_policy)
@@ -192,7 +171,7 @@ static void mbind_sweep_case(int ia, int ib, int ma, int mb, const struct pwant 
 		}
 		if (!r) {
 			KSIM_EXPECT(x == mb, "success, but nodes 2 only on [%d,%d)", ma, x);
-			vmas_are(mm, "mbind", w, nw);
+			vma_list_is(mm, "mbind", BASE, &mpol_prop, w, nw);
 		}
 		ksim_mm_exit(mm);
 		check(NULL, "exit after the sweep step");

@@ -33,49 +33,21 @@ struct want {
 	struct userfaultfd_ctx *ctx;
 };
 
-/*
- * The VMAs of @mm within the window [0, 128) are exactly @w (in order): the
- * same ranges, the context, and VM_UFFD_MISSING iff a context.
- */
-static bool vmas_are(struct mm_struct *mm, const char *what, const struct want *w, int n)
+/* the context, and VM_UFFD_MISSING iff a context */
+static bool uffd_match(struct vm_area_struct *vma, const void *want, char *buf, size_t len)
 {
-	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, mm, PA(0));
-	char got[1024];
-	int i = 0, len = 0;
-	bool ok = true;
+	const struct want *w = want;
+	struct userfaultfd_ctx *ctx = vma->vm_userfaultfd_ctx.ctx;
+	bool missing = vma->vm_flags & VM_UFFD_MISSING;
 
-	got[0] = 0;
-	mmap_read_lock(mm);
-	for_each_vma_range(vmi, vma, PA(128)) {
-		struct userfaultfd_ctx *ctx = vma->vm_userfaultfd_ctx.ctx;
-		bool missing = vma->vm_flags & VM_UFFD_MISSING;
-
-		if (len < (int)sizeof(got) - 64)
-			len += snprintf(got + len, sizeof(got) - len, " [%lu,%lu)%s",
-					(vma->vm_start - BASE) / PG, (vma->vm_end - BASE) / PG,
-					ctx ? (missing ? "R" : "r!") : (missing ? "!M" : ""));
-		if (i >= n || vma->vm_start != PA(w[i].start) || vma->vm_end != PA(w[i].end) ||
-		    ctx != w[i].ctx || missing != (w[i].ctx != NULL))
-			ok = false;
-		i++;
-	}
-	mmap_read_unlock(mm);
-	if (i != n)
-		ok = false;
-	KSIM_EXPECT(ok, "%s: VMAs (R: registered)%s; expected %d VMAs starting [%d,%d)", what, got, n,
-		    n ? w[0].start : 0, n ? w[0].end : 0);
-	check(mm, what);
-	return ok;
+	snprintf(buf, len, "%s", ctx ? (missing ? "R" : "r!") : (missing ? "!M" : ""));
+	return w && ctx == w->ctx && missing == (w->ctx != NULL);
 }
-#define VMAS(mm, what, ...)	({ const struct want __w[] = { __VA_ARGS__ };			\
-				   vmas_are(mm, what, __w, sizeof(__w) / sizeof(__w[0])); })
-
-static void touch_range(struct mm_struct *mm, int start, int end, int step)
-{
-	for (int p = start; p < end; p += step)
-		KSIM_EXPECT(!ksim_touch(mm, PA(p), true));
-}
+static const struct vma_prop uffd_prop = {
+	.legend = " (R: registered)", .want_size = sizeof(struct want), .match = uffd_match,
+};
+#define VMAS(mm, what, ...)	VMA_LIST_IS(mm, what, BASE, &uffd_prop, struct want, __VA_ARGS__)
+#define touch_range(mm, s, e, step)	touch_pages(mm, BASE, s, e, step)
 
 /* Register, extend, re-register, unregister and close: the splits and the merges back. */
 KSIM_TEST(uffd_register)
