@@ -448,6 +448,9 @@ static void enqueue(struct rcu_head *head, rcu_callback_t func)
 
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
+	/* rcu_head_after_call_rcu() (linux/rcupdate.h): only heads marked by rcu_head_init() */
+	if (READ_ONCE(head->func) == KSIM_RCU_HEAD_INIT_FUNC)
+		WRITE_ONCE(head->func, func);
 	enqueue(head, func);
 }
 

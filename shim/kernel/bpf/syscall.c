@@ -278,6 +278,19 @@ static void op_end(void)
 	op_map = NULL;
 }
 
+/*
+ * The end of a map command (bpf(2) returning to user space): the work its
+ * map deferred runs now, outside the command's locks and RCU section
+ * (linux/workqueue.h; only the RHASH map's lib/rhashtable.c queues any).
+ * Not after a program's helper calls (ksim_bpf_prog_*()): a program's
+ * caller may still be in its own RCU section.
+ */
+static int cmd_done(int err)
+{
+	ksim_run_pending_work();
+	return err;
+}
+
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out)
 {
 	*out = lockfail;
@@ -372,6 +385,9 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	/* map_create() */
 	err = -EINVAL;
 	if (attr.map_type != BPF_MAP_TYPE_BLOOM_FILTER &&
+#if KSIM_HAVE_BPF_RHASH
+	    attr.map_type != BPF_MAP_TYPE_RHASH &&	/* initial table size hint */
+#endif
 	    !(v->kind & KSIM_BPF_KIND_DYNPTR) && attr.map_extra != 0)
 		goto fail;
 	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
@@ -414,6 +430,7 @@ void ksim_bpf_map_free(struct bpf_map *map)
 struct ksim_key {
 	struct bpf_dynptr_kern dynptr;
 	void *ptr;
+	u64 copy[64];	/* a syscall's copy of a fixed-size key (sys_key()) */
 };
 
 static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ksim_key *k)
@@ -429,6 +446,22 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 		return -EINVAL;
 	k->ptr = (void *)key;
 	return 0;
+}
+
+/*
+ * The syscall commands copy the user's key into kernel memory
+ * (__bpf_copy_key(): kmalloc'd, so 8-byte aligned), and map code may rely
+ * on that alignment (7.x's rhtab_hashfn_long() loads an 8-byte key as an
+ * unsigned long).  Ours copies a fixed-size key of up to 512 bytes to an
+ * aligned buffer on the stack (no allocation: the fault engine's sites stay
+ * those of the maps); a larger key is passed as it is.
+ */
+static void sys_key(struct bpf_map *map, struct ksim_key *k)
+{
+	if (is_dynptr(map) || !k->ptr || map->key_size > sizeof(k->copy))
+		return;
+	memcpy(k->copy, k->ptr, map->key_size);
+	k->ptr = k->copy;
 }
 
 /*
@@ -452,7 +485,10 @@ static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void 
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
 #endif
-	return make_key(map, key, key_len, k);
+	err = make_key(map, key, key_len, k);
+	if (!err)
+		sys_key(map, k);
+	return err;
 }
 
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
@@ -489,7 +525,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	}
 	bpf_enable_instrumentation();
 	op_end();
-	return err;
+	return cmd_done(err);
 }
 
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
@@ -572,7 +608,7 @@ int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
  * uattr's).  The generic batch ops are stubs here: maps using them
  * (LPM trie) report -ENOTSUPP rather than a batch nobody checks.
  */
-int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch, u32 *out_batch,
+int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batch, void *out_batch,
 			      void *keys, void *values, u32 *count, u64 elem_flags)
 {
 	int (*fn)(struct bpf_map *, const union bpf_attr *, union bpf_attr __user *) =
@@ -592,7 +628,7 @@ int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch
 	uattr = attr;
 	err = fn(map, &attr, &uattr);
 	*count = uattr.batch.count;
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
@@ -624,7 +660,7 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	bpf_enable_instrumentation();
 	op_end();
 	kvfree(vbuf);
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
@@ -635,6 +671,7 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
+	sys_key(map, &k);
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
@@ -642,7 +679,7 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
@@ -660,6 +697,7 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
+	sys_key(map, &k);
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
@@ -667,7 +705,7 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
@@ -682,6 +720,7 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 		err = make_key(map, key, key_len, &k);
 		if (err)
 			return err;
+		sys_key(map, &k);
 	}
 	if (is_dynptr(map)) {
 		if (*next_len < map->map_extra)
@@ -696,7 +735,7 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 	rcu_read_unlock();
 	if (!err)
 		*next_len = is_dynptr(map) ? bpf_dynptr_get_size(&next) : map->key_size;
-	return err;
+	return cmd_done(err);
 }
 
 #define KSIM_BPF_MAX_VARIANTS	64
