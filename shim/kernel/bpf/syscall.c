@@ -21,6 +21,12 @@
 #include <ksim/bpf.h>
 #include <ksim/ksim.h>
 #include <ksim/fault.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))
+#define ASAN_UNPOISON_MEMORY_REGION(a, s)	((void)(a), (void)(s))
+#endif
 #if KSIM_HAVE_RQSPINLOCK
 #include <asm/rqspinlock.h>
 #endif
@@ -430,8 +436,17 @@ void ksim_bpf_map_free(struct bpf_map *map)
 struct ksim_key {
 	struct bpf_dynptr_kern dynptr;
 	void *ptr;
-	u64 copy[64];	/* a syscall's copy of a fixed-size key (sys_key()) */
+	bool copied;
+	u64 copy[64];	/* a syscall's copy of the key (sys_key()) */
 };
+
+static void sys_key_release(struct ksim_key *k)
+{
+	if (k->copied)
+		ASAN_UNPOISON_MEMORY_REGION(k->copy, sizeof(k->copy));
+}
+/* A syscall command's key: its copy's poison (if any) lifted when the command returns. */
+#define SYS_KEY(k)	struct ksim_key k __attribute__((cleanup(sys_key_release))) = { .ptr = NULL }
 
 static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ksim_key *k)
 {
@@ -450,18 +465,26 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 
 /*
  * The syscall commands copy the user's key into kernel memory
- * (__bpf_copy_key(): kmalloc'd, so 8-byte aligned), and map code may rely
- * on that alignment (7.x's rhtab_hashfn_long() loads an 8-byte key as an
- * unsigned long).  Ours copies a fixed-size key of up to 512 bytes to an
- * aligned buffer on the stack (no allocation: the fault engine's sites stay
- * those of the maps); a larger key is passed as it is.
+ * (__bpf_copy_key(): kvmemdup, 8-byte aligned).  Ours does so for RHASH
+ * maps only, whose code relies on the alignment (7.x's
+ * rhtab_hashfn_long() loads an 8-byte key as an unsigned long), into an
+ * aligned buffer on the stack whose bytes past the key are poisoned for
+ * ASan (an over-read of the key is caught as in a kmalloc'd copy).  No
+ * allocation, unlike the kernel's (which may fail with -ENOMEM): lookups
+ * and walks allocate nothing, as the fault sweep's checks expect of every
+ * map.  Keys over 512 bytes, and the other maps, see the caller's buffer.
  */
-static void sys_key(struct bpf_map *map, struct ksim_key *k)
+static int sys_key(struct bpf_map *map, struct ksim_key *k)
 {
-	if (is_dynptr(map) || !k->ptr || map->key_size > sizeof(k->copy))
-		return;
+#if KSIM_HAVE_BPF_RHASH
+	if (map->map_type != BPF_MAP_TYPE_RHASH || !k->ptr || map->key_size > sizeof(k->copy))
+		return 0;
 	memcpy(k->copy, k->ptr, map->key_size);
+	ASAN_POISON_MEMORY_REGION((u8 *)k->copy + map->key_size, sizeof(k->copy) - map->key_size);
+	k->copied = true;
 	k->ptr = k->copy;
+#endif
+	return 0;
 }
 
 /*
@@ -486,15 +509,13 @@ static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void 
 		return -EINVAL;
 #endif
 	err = make_key(map, key, key_len, k);
-	if (!err)
-		sys_key(map, k);
-	return err;
+	return err ?: sys_key(map, k);
 }
 
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	void *ptr;
 	int err;
 
@@ -634,7 +655,7 @@ int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batc
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	void *vbuf;
 	int err;
 
@@ -665,13 +686,15 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 
 int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	int err;
 
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
-	sys_key(map, &k);
+	err = sys_key(map, &k);
+	if (err)
+		return err;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
@@ -685,7 +708,7 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
 				   void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	int err;
 
 	if (!map->ops->map_lookup_and_delete_elem)
@@ -697,7 +720,9 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
-	sys_key(map, &k);
+	err = sys_key(map, &k);
+	if (err)
+		return err;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
@@ -711,7 +736,7 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 			      void *next_key, u32 *next_len)
 {
-	struct ksim_key k = { .ptr = NULL };
+	SYS_KEY(k);
 	struct bpf_dynptr_kern next;
 	void *nk = next_key;
 	int err;
@@ -720,7 +745,9 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 		err = make_key(map, key, key_len, &k);
 		if (err)
 			return err;
-		sys_key(map, &k);
+		err = sys_key(map, &k);
+		if (err)
+			return err;
 	}
 	if (is_dynptr(map)) {
 		if (*next_len < map->map_extra)
