@@ -597,7 +597,8 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 	M.maxlen = (kb & 0x1f) + 1;
 	ksim_bpf_attr_set_key(&a, M.v, is(KSIM_BPF_KIND_LPM) ? 4 + (kb & 0xf) + 1 : (kb & 0x3f) + 1,
 			      M.maxlen);
-	if (is(KSIM_BPF_KIND_HASH))
+	/* RHASH refuses BPF_F_ZERO_SEED (rhtab_map_alloc_check()); its seed is the shim's seeded PRNG */
+	if (is(KSIM_BPF_KIND_HASH) && !is(KSIM_BPF_KIND_RHASH))
 		a.map_flags = BPF_F_ZERO_SEED;
 	M.ksize = a.key_size;
 	ksim_bpf_mem_set_mode(cfg & 1 ? KSIM_BPF_MEM_CHECKING : KSIM_BPF_MEM_FAITHFUL);

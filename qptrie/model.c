@@ -438,6 +438,7 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
 	u32 clen = 0, nlen, count = 0;
 	bool *seen = calloc(m->n + 1, sizeof(*seen));
 	const char *why = NULL;
+	unsigned long runs0 = ksim_work_runs();
 	int err;
 
 	for (;;) {
@@ -450,6 +451,9 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
 			break;
 		int i = ksim_bpf_model_find(m, next, nlen);
 
+		/* RHASH resized during the walk: skips and repeats allowed (see the batch walk) */
+		if (seen[i] && (m->kind & KSIM_BPF_KIND_RHASH) && ksim_work_runs() != runs0)
+			break;
 		if (seen[i]) {
 			why = fail("walk returned %s twice (after %u keys of %u)", KS(next, nlen),
 				   count, m->n);
@@ -462,14 +466,23 @@ const char *ksim_bpf_model_walk(const struct ksim_bpf_model *m, int *errp)
 	}
 	free(seen);
 	*errp = err;
-	if (!why && err == -ENOENT && count != m->n)
+	if (!why && err == -ENOENT && count != m->n &&
+	    !((m->kind & KSIM_BPF_KIND_RHASH) && ksim_work_runs() != runs0))
 		why = fail("walk saw %u of %u keys", count, m->n);
 	return why;
 }
 
 const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 chunk, int *errp)
 {
-	u32 ks = m->map->key_size, vs = m->vsize, total = 0, n0 = m->n, batch = 0, next;
+	u32 ks = m->map->key_size, vs = m->vsize, total = 0, n0 = m->n;
+	/*
+	 * The cursor: a u32 bucket number; RHASH (KSIM_BPF_KIND_RHASH,
+	 * __rhtab_map_lookup_and_delete_batch()): the key of the next element
+	 * to return, "stashed" only when one is left.
+	 */
+	bool rhash = m->kind & KSIM_BPF_KIND_RHASH, have_cursor = false, moved;
+	unsigned long runs0 = ksim_work_runs();
+	u64 batch[(KSIM_BPF_MODEL_KMAX + 7) / 8] = { 0 }, next[ARRAY_SIZE(batch)] = { 0 };
 	u8 *keys = calloc(n0 + 1, ks), *vals = calloc(n0 + 1, vs);
 	bool *seen = calloc(n0 + 1, sizeof(*seen));
 	const char *why = NULL;
@@ -484,10 +497,13 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 
 		if (count > room + 1)
 			count = room + 1;
-		err = ksim_bpf_map_lookup_batch(m->map, del, calls ? &batch : NULL, &next,
+		err = ksim_bpf_map_lookup_batch(m->map, del,
+						(rhash ? have_cursor : calls) ? batch : NULL, next,
 						keys + (size_t)total * ks, vals + (size_t)total * vs,
 						&count, 0);
 		calls++;
+		if (rhash && !err && count)
+			have_cursor = true;
 		if (err == -ENOTSUPP)
 			break;
 		if (count > room) {
@@ -504,7 +520,7 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 				break;
 			}
 			chunk *= 2;
-			batch = next;
+			memcpy(batch, next, sizeof(batch));
 			continue;
 		}
 		/*
@@ -517,7 +533,7 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 		    (ksim_bpf_lock_error_ok(m->map, m->kind, false, err) ||
 		     (err == -ENOMEM && ksim_fault_armed())) && ++refused < 1000) {
 			total += count;
-			batch = next;
+			memcpy(batch, next, sizeof(batch));
 			continue;
 		}
 		if (err && err != -ENOENT) {
@@ -525,7 +541,7 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 			break;
 		}
 		total += count;
-		batch = next;
+		memcpy(batch, next, sizeof(batch));
 		if (err == -ENOENT)
 			break;
 		if (calls > 100000) {
@@ -534,9 +550,19 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 		}
 	}
 	*errp = err;
+	/*
+	 * RHASH: a resize between two calls (the deferred worker ran: the
+	 * deletes of a lookup_and_delete batch shrink the table) reorders the
+	 * table under the cursor, and the walk may skip or repeat keys
+	 * (rhashtable_next_key(): "Callers MUST tolerate skipped and
+	 * duplicated elements"): then only what it returned is judged.
+	 */
+	moved = rhash && ksim_work_runs() != runs0;
 	for (u32 k = 0; !why && err == -ENOENT && k < total; k++) {
 		int i = ksim_bpf_model_find(m, keys + (size_t)k * ks, ks);
 
+		if (moved && i >= 0 && seen[i] && !del)
+			continue;
 		if (i < 0 || seen[i])
 			why = fail("batch returned %s %s", KS(keys + (size_t)k * ks, ks),
 				   i < 0 ? "not in the model" : "twice");
@@ -545,9 +571,14 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 		else
 			seen[i] = true;
 	}
-	if (!why && err == -ENOENT && total != n0)
+	if (!why && err == -ENOENT && total != n0 && !moved)
 		why = fail("batch walk returned %u of %u keys", total, n0);
-	if (!why && err == -ENOENT && del) {
+	if (!why && err == -ENOENT && del && moved) {
+		/* the keys returned left the map (highest index first: each swaps in the last) */
+		for (int i = n0 - 1; i >= 0; i--)
+			if (seen[i])
+				ksim_bpf_model_del(m, i);
+	} else if (!why && err == -ENOENT && del) {
 		u8 k0[KSIM_BPF_MODEL_KMAX];
 		u32 klen = sizeof(k0);
 
@@ -601,7 +632,7 @@ struct for_each_ctx {
 	u8 del_mask, write_mask;
 	bool *seen;
 	int *dels;
-	u32 nr_dels;
+	u32 nr_dels, first_del;	/* calls when the first delete was made */
 	const char *why;
 };
 
@@ -639,8 +670,10 @@ static u64 for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg, u64 z
 	}
 	if (c->del_mask >> (k & 7) & 1) {	/* and may delete the element they visit */
 		err = ksim_bpf_prog_delete(map, key, ks);
+		if (!err && !c->nr_dels++)
+			c->first_del = c->calls;
 		if (!err)
-			c->dels[c->nr_dels++] = i;
+			c->dels[c->nr_dels - 1] = i;
 		else if (!ksim_bpf_lock_error_ok(map, m->kind, false, err))
 			c->why = fail("for_each: deleting the visited %s = %d", KS(key, ks), err);
 	}
@@ -682,6 +715,9 @@ const char *ksim_bpf_model_for_each(struct ksim_bpf_model *m, u32 cpu, u32 stop,
 	else if (flags && c.calls)
 		c.why = c.why ?: fail("for_each with flags %llu called back %u times",
 				      (unsigned long long)flags, c.calls);
+	else if (!flags && !c.why && (m->kind & KSIM_BPF_KIND_RHASH) && c.nr_dels &&
+		 ret == (long)seen && seen >= c.first_del && seen <= want)
+		;	/* RHASH: the walk may end after a delete (bpf_each_rhash_elem()) */
 	else if (!flags && !c.why && (ret != (long)want || seen != want))
 		c.why = fail("for_each (stop after %u) = %ld, visited %u of %u keys, want %u", stop, ret,
 			     seen, n0, want);

@@ -15,6 +15,9 @@ extern const struct bpf_map_ops htab_map_ops, htab_lru_map_ops,
 #if KSIM_HAVE_QP_TRIE_SERIES
 extern const struct bpf_map_ops qp_trie_map_ops;
 #endif
+#if KSIM_HAVE_BPF_RHASH
+extern const struct bpf_map_ops rhtab_map_ops;
+#endif
 
 #define K KSIM_BPF_KIND_KERNEL
 #define HASH(name, ops, type, flags, kind) \
@@ -64,6 +67,17 @@ static const struct ksim_bpf_variant variants[] = {
 	{ "qp_trie_ref_restart", &ksim_qp_trie_ref_restart_map_ops, KSIM_BPF_MAP_TYPE_QP_TRIE,
 	  BPF_F_NO_PREALLOC, KSIM_BPF_KIND_DYNPTR | KSIM_BPF_KIND_DYNPTR_BTF |
 	  KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_STAND_IN },
+#if KSIM_HAVE_BPF_RHASH
+	/*
+	 * 7.x hashtab.c's rhashtable map: BPF_F_NO_PREALLOC required
+	 * (rhtab_map_alloc_check()); update flags and -E2BIG at max_entries
+	 * as the hash maps (rhtab_map_update_elem()); get_next_key in no
+	 * order, an absent key restarting at the first (rhtab_map_get_next_key():
+	 * "if not found, return the first key"); the batch cursor and
+	 * for_each's end after a delete are its own (KSIM_BPF_KIND_RHASH).
+	 */
+	HASH("rhash", rhtab_map_ops, BPF_MAP_TYPE_RHASH, BPF_F_NO_PREALLOC, KSIM_BPF_KIND_RHASH),
+#endif
 	{ NULL },
 };
 

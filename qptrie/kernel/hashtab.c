@@ -19,3 +19,28 @@ void *ksim_htab_bucket_lock(struct bpf_map *map, const void *key)
 	return &__select_bucket(htab, htab_map_hash(key, map->key_size, htab->hashrnd))->raw_lock;
 }
 #endif
+
+#if KSIM_HAVE_BPF_RHASH
+/*
+ * Ours, not the kernel's: the RHASH map's bucket table as it is now, for
+ * the tests that make it grow and shrink (qptrie/tests/test_rhash.c): its
+ * number of buckets, whether it or a future table it is being rehashed
+ * into is a nested table (the GFP_ATOMIC fallback of bucket_table_alloc())
+ * and whether such a rehash is under way.
+ */
+unsigned int ksim_rhtab_table(struct bpf_map *map, bool *nested, bool *rehashing)
+{
+	struct bpf_rhtab *rhtab = container_of(map, struct bpf_rhtab, map);
+	struct bucket_table *tbl;
+	unsigned int size;
+
+	rcu_read_lock();
+	tbl = rht_dereference_rcu(rhtab->ht.tbl, &rhtab->ht);
+	size = tbl->size;
+	*rehashing = rcu_access_pointer(tbl->future_tbl);
+	for (*nested = false; tbl; tbl = rht_dereference_rcu(tbl->future_tbl, &rhtab->ht))
+		*nested |= tbl->nest != 0;
+	rcu_read_unlock();
+	return size;
+}
+#endif

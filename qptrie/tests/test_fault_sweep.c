@@ -352,6 +352,9 @@ KSIM_TEST(sweep_hash_noprealloc) { sweep("hash_noprealloc"); }
 KSIM_TEST(sweep_lru_hash) { sweep("lru_hash"); }
 KSIM_TEST(sweep_lpm_trie) { sweep("lpm_trie"); }
 KSIM_TEST(sweep_qp_trie_ref) { sweep("qp_trie_ref"); }
+#if KSIM_HAVE_BPF_RHASH
+KSIM_TEST(sweep_rhash) { sweep("rhash"); }
+#endif
 /* bpf_mem_alloc's checking mode: nothing is reused, every unit is new */
 KSIM_TEST(sweep_hash_noprealloc_checking)
 {

@@ -686,6 +686,19 @@ bool is_vmalloc_addr(const void *p)
 	return p && table_lookup(p, &r) && r.cache == &vmalloc_cache;
 }
 
+void *ksim_kvmalloc_align(size_t size, size_t align, gfp_t gfp, KSIM_SITE_ARGS)
+{
+	if (size > KMALLOC_MAX_CACHE_SIZE || align <= 8)
+		return ksim_kvmalloc(size, gfp, func, file, line);
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (strict_nowait && !(gfp & __GFP_DIRECT_RECLAIM)) {
+		account_failed(&kmalloc_cache);
+		return NULL;
+	}
+	return obj_alloc(&kmalloc_cache, size, align, gfp, func, file, line);
+}
+
 void *ksim_kvmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS)
 {
 	if (size <= KMALLOC_MAX_CACHE_SIZE)

@@ -446,8 +446,17 @@ static void enqueue(struct rcu_head *head, rcu_callback_t func)
 		queue_callbacks(&cb, 1);
 }
 
+/* rcu_head_init()'s mark (linux/rcupdate.h); never called. */
+void ksim_rcu_head_init_marker(struct rcu_head *head)
+{
+	ksim_bug(__FILE__, __LINE__, "an rcu_head_init() mark called as an RCU callback");
+}
+
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
+	/* rcu_head_after_call_rcu() (linux/rcupdate.h): only heads marked by rcu_head_init() */
+	if (READ_ONCE(head->func) == KSIM_RCU_HEAD_INIT_FUNC)
+		WRITE_ONCE(head->func, func);
 	enqueue(head, func);
 }
 

@@ -79,7 +79,8 @@ bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b);
 
 struct ksim_bpf_ment {
 	u32 klen;
-	u8 key[KSIM_BPF_MODEL_KMAX];	/* as last written (LPM: bits past the prefix too) */
+	/* as last written (LPM: bits past the prefix too); aligned as a program's stack key */
+	u8 key[KSIM_BPF_MODEL_KMAX] __aligned(8);
 	u8 val[KSIM_BPF_MODEL_VMAX];
 };
 

@@ -48,6 +48,14 @@ struct ksim_bpf_variant {
 /* ... and from an absent key too, the next key after it in that order.
  * Without it an absent key restarts the walk at the first key. */
 #define KSIM_BPF_KIND_SUCC_ANY	0x200
+/*
+ * 7.x's BPF_MAP_TYPE_RHASH (hashtab.c's rhtab_*, on lib/rhashtable.c): a
+ * hash map whose batch cursor is the next key to return (key_size bytes,
+ * not a bucket number), and whose bpf_for_each_map_elem() walk ends after a
+ * callback deleted the element it was given (rhashtable_next_key() of a
+ * deleted key: -ENOENT, which bpf_each_rhash_elem() takes for the end).
+ */
+#define KSIM_BPF_KIND_RHASH	0x400
 
 /*
  * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
@@ -132,12 +140,13 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
  * BPF_MAP_LOOKUP_BATCH / BPF_MAP_LOOKUP_AND_DELETE_BATCH (@del): from the
  * position *@in_batch (NULL: the start), at most *@count entries into
  * @keys/@values (per-CPU values whole); *@count gets the number returned,
- * *@out_batch where the next call starts.  -ENOENT: the walk is over (the
+ * *@out_batch where the next call starts (a u32 bucket number; RHASH maps:
+ * the next key to return, key_size bytes, written only when one is left).  -ENOENT: the walk is over (the
  * entries returned are still valid); -ENOSPC: the next bucket alone holds
  * more than *@count (none returned).  -ENOTSUPP for maps without the op
  * (the shim's generic_map_lookup_batch() is a stub).
  */
-int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch, u32 *out_batch,
+int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batch, void *out_batch,
 			      void *keys, void *values, u32 *count, u64 elem_flags);
 /* What a BPF program's bpf_map_lookup_elem() returns (pointer into the
  * map, valid under rcu_read_lock only); caller holds rcu_read_lock(). */

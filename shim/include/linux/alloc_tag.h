@@ -6,5 +6,7 @@
 struct alloc_tag;
 #define alloc_hooks_tag(tag, impl)	(impl)
 #define alloc_hooks(impl)		(impl)
+/* 7.x: remember the caller's tag (lib/rhashtable.c): nothing to remember. */
+#define alloc_tag_record(p)		do { } while (0)
 
 #endif

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <linux/types.h>
 #include <linux/preempt.h>
+#include <linux/spinlock.h>	/* as the kernel's: its users take spin_lock() too */
 
 static inline void bit_spin_lock(int bitnum, unsigned long *addr)
 {

@@ -22,6 +22,8 @@ int ksim_lock_is_held(const struct lockdep_map *map, int read);
 int ksim_held_lock_count(void);
 void ksim_lockdep_print_held_locks(void);
 u32 lock_sequence(struct lockdep_map *lock);
+/* The kernel's debug_locks turns off when lockdep has reported; ours never does. */
+#define debug_locks	1
 #define lockdep_sequence(lock)	lock_sequence(&(lock)->dep_map)
 
 /*

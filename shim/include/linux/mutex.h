@@ -27,6 +27,8 @@ void ksim_mutex_unlock(struct mutex *m, const char *file, int line);
 void mutex_destroy(struct mutex *m);
 
 #define mutex_init(m)			ksim_mutex_init((m), #m)
+/* A lock class of the caller's (lib/rhashtable.c): ours are per lock anyway. */
+#define mutex_init_with_key(m, key)	((void)(key), ksim_mutex_init((m), #m))
 #define mutex_lock(m)			ksim_mutex_lock((m), __FILE__, __LINE__)
 #define mutex_lock_nested(m, s)		mutex_lock(m)
 /* killable/interruptible: -EINTR under the fault engine's class signal (linux/rwsem.h) */

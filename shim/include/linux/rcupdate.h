@@ -176,6 +176,30 @@ void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr);
 #define rcu_sleep_check()	do { } while (0)
 
 static inline void init_rcu_head(struct rcu_head *head) { (void)head; }
+/*
+ * 7.x's "has call_rcu() been called on this head?" (lib/rhashtable.c's
+ * walkers ask it of a bucket table): rcu_head_init() marks ->func, and
+ * call_rcu() stores its function there only in a head so marked (it
+ * leaves every other head untouched, shim/rcu/tree.c), as the kernel's
+ * does in all of them.  The kernel marks with ~0L; ours is the address of
+ * a function of ours, which no kernel structure overlaying its rcu_head
+ * on live fields can hold by chance.
+ */
+void ksim_rcu_head_init_marker(struct rcu_head *head);
+#define KSIM_RCU_HEAD_INIT_FUNC	ksim_rcu_head_init_marker
+static inline void rcu_head_init(struct rcu_head *rhp)
+{
+	rhp->func = KSIM_RCU_HEAD_INIT_FUNC;
+}
+static inline bool rcu_head_after_call_rcu(struct rcu_head *rhp, rcu_callback_t f)
+{
+	rcu_callback_t func = READ_ONCE(rhp->func);
+
+	if (func == f)
+		return true;
+	WARN_ON_ONCE(func != KSIM_RCU_HEAD_INIT_FUNC);
+	return false;
+}
 static inline void destroy_rcu_head(struct rcu_head *head) { (void)head; }
 static inline void init_rcu_head_on_stack(struct rcu_head *head) { (void)head; }
 static inline void destroy_rcu_head_on_stack(struct rcu_head *head) { (void)head; }

@@ -144,6 +144,8 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p);
 void *ksim_kmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS);
 void *ksim_krealloc(const void *p, size_t new_size, gfp_t gfp, KSIM_SITE_ARGS);
 void *ksim_kvmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS);
+/* Ours: a kvmalloc aligned to @align (kmalloc-sized: a kmalloc object; else vmalloc's pages). */
+void *ksim_kvmalloc_align(size_t size, size_t align, gfp_t gfp, KSIM_SITE_ARGS);
 void *ksim_vmalloc(size_t size, gfp_t gfp, KSIM_SITE_ARGS);
 void *ksim_kvrealloc(const void *p, size_t new_size, gfp_t gfp, KSIM_SITE_ARGS);
 void kfree(const void *p);
@@ -151,6 +153,8 @@ void kvfree(const void *p);
 void vfree(const void *p);
 void kfree_sensitive(const void *p);
 #define kvfree_sensitive(p, len)	kfree_sensitive(p)
+/* 7.x: kvfree() from atomic context (vfree deferred in the kernel); ours frees now. */
+#define kvfree_atomic(p)		kvfree(p)
 size_t ksize(const void *p);
 size_t kmalloc_size_roundup(size_t size);
 bool is_vmalloc_addr(const void *p);
@@ -220,7 +224,12 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 	kmem_cache_alloc_from_sheaf(s, gfp, sheaf)
 
 #define kmalloc(size, gfp)		ksim_kmalloc((size), (gfp), KSIM_SITE)
-#define kmalloc_noprof(size, gfp)	kmalloc(size, gfp)
+/*
+ * Only lib/rhashtable.c calls it among the kernel files ksim compiles (its
+ * nested tables: a struct bucket_table, 64-byte aligned by its type, of 72
+ * bytes): cache-line aligned as kvmalloc_node_align_noprof() below.
+ */
+#define kmalloc_noprof(size, gfp)	ksim_kvmalloc_align((size), 64, (gfp), KSIM_SITE)
 #define kzalloc(size, gfp)		ksim_kmalloc((size), (gfp) | __GFP_ZERO, KSIM_SITE)
 #define kmalloc_node(size, gfp, node)	kmalloc(size, gfp)
 #define kzalloc_node(size, gfp, node)	kzalloc(size, gfp)
@@ -235,6 +244,17 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 #define kvmalloc(size, gfp)		ksim_kvmalloc((size), (gfp), KSIM_SITE)
 #define kvzalloc(size, gfp)		ksim_kvmalloc((size), (gfp) | __GFP_ZERO, KSIM_SITE)
 #define kvmalloc_node(size, gfp, node)	kvmalloc(size, gfp)
+/*
+ * 7.x's profiling-free kvmalloc with an alignment.  Ours aligns to a cache
+ * line at least: lib/rhashtable.c asks for 1 for struct bucket_table,
+ * whose buckets[] are ____cacheline_aligned_in_smp, and UBSan checks every
+ * access against that 64.  The kernel's object is as aligned as its
+ * kmalloc cache makes it (kmalloc-96, a 4-bucket table: 32 bytes); that
+ * difference is not emulated.
+ */
+#define kvmalloc_node_align_noprof(size, align, gfp, node)		\
+	ksim_kvmalloc_align((size), (align) > 64 ? (align) : 64, (gfp), KSIM_SITE)
+#define kvmalloc_node_noprof(size, gfp, node)	kvmalloc(size, gfp)
 #define kvzalloc_node(size, gfp, node)	kvzalloc(size, gfp)
 #define kvmalloc_array(n, size, gfp)	ksim_kvmalloc_array((n), (size), (gfp), KSIM_SITE)
 #define kvcalloc(n, size, gfp)		ksim_kvmalloc_array((n), (size), (gfp) | __GFP_ZERO, KSIM_SITE)

@@ -21,6 +21,12 @@
 #include <ksim/bpf.h>
 #include <ksim/ksim.h>
 #include <ksim/fault.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))
+#define ASAN_UNPOISON_MEMORY_REGION(a, s)	((void)(a), (void)(s))
+#endif
 #if KSIM_HAVE_RQSPINLOCK
 #include <asm/rqspinlock.h>
 #endif
@@ -278,6 +284,19 @@ static void op_end(void)
 	op_map = NULL;
 }
 
+/*
+ * The end of a map command (bpf(2) returning to user space): the work its
+ * map deferred runs now, outside the command's locks and RCU section
+ * (linux/workqueue.h; only the RHASH map's lib/rhashtable.c queues any).
+ * Not after a program's helper calls (ksim_bpf_prog_*()): a program's
+ * caller may still be in its own RCU section.
+ */
+static int cmd_done(int err)
+{
+	ksim_run_pending_work();
+	return err;
+}
+
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out)
 {
 	*out = lockfail;
@@ -372,6 +391,9 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	/* map_create() */
 	err = -EINVAL;
 	if (attr.map_type != BPF_MAP_TYPE_BLOOM_FILTER &&
+#if KSIM_HAVE_BPF_RHASH
+	    attr.map_type != BPF_MAP_TYPE_RHASH &&	/* initial table size hint */
+#endif
 	    !(v->kind & KSIM_BPF_KIND_DYNPTR) && attr.map_extra != 0)
 		goto fail;
 	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
@@ -414,7 +436,17 @@ void ksim_bpf_map_free(struct bpf_map *map)
 struct ksim_key {
 	struct bpf_dynptr_kern dynptr;
 	void *ptr;
+	bool copied;
+	u64 copy[64];	/* a syscall's copy of the key (sys_key()) */
 };
+
+static void sys_key_release(struct ksim_key *k)
+{
+	if (k->copied)
+		ASAN_UNPOISON_MEMORY_REGION(k->copy, sizeof(k->copy));
+}
+/* A syscall command's key: its copy's poison (if any) lifted when the command returns. */
+#define SYS_KEY(k)	struct ksim_key k __attribute__((cleanup(sys_key_release))) = { .ptr = NULL }
 
 static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ksim_key *k)
 {
@@ -428,6 +460,30 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 	if (key_len != map->key_size)
 		return -EINVAL;
 	k->ptr = (void *)key;
+	return 0;
+}
+
+/*
+ * The syscall commands copy the user's key into kernel memory
+ * (__bpf_copy_key(): kvmemdup, 8-byte aligned).  Ours does so for RHASH
+ * maps only, whose code relies on the alignment (7.x's
+ * rhtab_hashfn_long() loads an 8-byte key as an unsigned long), into an
+ * aligned buffer on the stack whose bytes past the key are poisoned for
+ * ASan (an over-read of the key is caught as in a kmalloc'd copy).  No
+ * allocation, unlike the kernel's (which may fail with -ENOMEM): lookups
+ * and walks allocate nothing, as the fault sweep's checks expect of every
+ * map.  Keys over 512 bytes, and the other maps, see the caller's buffer.
+ */
+static int sys_key(struct bpf_map *map, struct ksim_key *k)
+{
+#if KSIM_HAVE_BPF_RHASH
+	if (map->map_type != BPF_MAP_TYPE_RHASH || !k->ptr || map->key_size > sizeof(k->copy))
+		return 0;
+	memcpy(k->copy, k->ptr, map->key_size);
+	ASAN_POISON_MEMORY_REGION((u8 *)k->copy + map->key_size, sizeof(k->copy) - map->key_size);
+	k->copied = true;
+	k->ptr = k->copy;
+#endif
 	return 0;
 }
 
@@ -452,13 +508,14 @@ static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void 
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
 #endif
-	return make_key(map, key, key_len, k);
+	err = make_key(map, key, key_len, k);
+	return err ?: sys_key(map, k);
 }
 
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	void *ptr;
 	int err;
 
@@ -489,7 +546,7 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	}
 	bpf_enable_instrumentation();
 	op_end();
-	return err;
+	return cmd_done(err);
 }
 
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
@@ -572,7 +629,7 @@ int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
  * uattr's).  The generic batch ops are stubs here: maps using them
  * (LPM trie) report -ENOTSUPP rather than a batch nobody checks.
  */
-int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch, u32 *out_batch,
+int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batch, void *out_batch,
 			      void *keys, void *values, u32 *count, u64 elem_flags)
 {
 	int (*fn)(struct bpf_map *, const union bpf_attr *, union bpf_attr __user *) =
@@ -592,13 +649,13 @@ int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const u32 *in_batch
 	uattr = attr;
 	err = fn(map, &attr, &uattr);
 	*count = uattr.batch.count;
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	void *vbuf;
 	int err;
 
@@ -624,15 +681,18 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	bpf_enable_instrumentation();
 	op_end();
 	kvfree(vbuf);
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	int err;
 
 	err = make_key(map, key, key_len, &k);
+	if (err)
+		return err;
+	err = sys_key(map, &k);
 	if (err)
 		return err;
 	bpf_disable_instrumentation();
@@ -642,13 +702,13 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
 				   void *value, u64 flags)
 {
-	struct ksim_key k;
+	SYS_KEY(k);
 	int err;
 
 	if (!map->ops->map_lookup_and_delete_elem)
@@ -660,6 +720,9 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	err = make_key(map, key, key_len, &k);
 	if (err)
 		return err;
+	err = sys_key(map, &k);
+	if (err)
+		return err;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
@@ -667,19 +730,22 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return err;
+	return cmd_done(err);
 }
 
 int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 			      void *next_key, u32 *next_len)
 {
-	struct ksim_key k = { .ptr = NULL };
+	SYS_KEY(k);
 	struct bpf_dynptr_kern next;
 	void *nk = next_key;
 	int err;
 
 	if (key) {
 		err = make_key(map, key, key_len, &k);
+		if (err)
+			return err;
+		err = sys_key(map, &k);
 		if (err)
 			return err;
 	}
@@ -696,7 +762,7 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 	rcu_read_unlock();
 	if (!err)
 		*next_len = is_dynptr(map) ? bpf_dynptr_get_size(&next) : map->key_size;
-	return err;
+	return cmd_done(err);
 }
 
 #define KSIM_BPF_MAX_VARIANTS	64
