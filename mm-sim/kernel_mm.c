@@ -227,16 +227,12 @@ int ksim_madvise_set_anon_name(struct mm_struct *mm, unsigned long start, unsign
 {
 #if KSIM_HAVE_MADVISE_BEHAVIOR
 	unsigned long end;
+	int err;
 
 	/* 7.x's madvise_set_anon_name() takes the lock (madvise_lock()); its checks, then the walk */
-	if (start & ~PAGE_MASK)
-		return -EINVAL;
-	len = (len + ~PAGE_MASK) & PAGE_MASK;
-	end = start + len;
-	if (end < start)
-		return -EINVAL;
-	if (end == start)
-		return 0;
+	err = ksim_syscall_range(start, len, &end);
+	if (err || end == start)
+		return err;
 	return ksim_madvise_walk(mm, start, end, __MADV_SET_ANON_VMA_NAME, anon_name);
 #else
 	return madvise_set_anon_name(mm, start, len, anon_name);
@@ -370,14 +366,9 @@ int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
 	unsigned long end, next;
 	int err = 0;
 
-	if (start & ~PAGE_MASK)
-		return -EINVAL;
-	len = PAGE_ALIGN(len);
-	end = start + len;
-	if (end < start)
-		return -EINVAL;
-	if (end == start)
-		return 0;
+	err = ksim_syscall_range(start, len, &end);
+	if (err || end == start)
+		return err;
 	if (mode) {
 		new = ksim_mpol_new(mode, nodes);
 		if (IS_ERR(new))

@@ -320,14 +320,9 @@ int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, i
 	unsigned long end;
 	int err;
 
-	if (start & ~PAGE_MASK)
-		return -EINVAL;
-	len = PAGE_ALIGN(len);
-	end = start + len;
-	if (end < start)
-		return -EINVAL;
-	if (end == start)
-		return 0;
+	err = ksim_syscall_range(start, len, &end);
+	if (err || end == start)
+		return err;
 	ksim_set_current(mm);
 	mmap_write_lock(mm);
 	err = ksim_madvise_vmas(mm, start, end, behavior);

@@ -22,14 +22,6 @@
 #define FILE_RW		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_MAYREAD | KSIM_VM_MAYWRITE | KSIM_VM_MAYEXEC)
 #define SHARED_RW	(FILE_RW | KSIM_VM_SHARED | KSIM_VM_MAYSHARE)
 
-static unsigned long live_objects(void)
-{
-	struct ksim_slab_stats st;
-
-	rcu_barrier();	/* VMAs and maple nodes go after a grace period */
-	ksim_slab_totals(&st);
-	return st.live;
-}
 
 static unsigned long live_files(void)
 {

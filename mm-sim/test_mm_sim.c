@@ -9,6 +9,7 @@
 #include <ksim/slab.h>
 #include <mm_sim/sim.h>
 #include <mm_sim/query.h>
+#include <linux/rcupdate.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,15 @@ void check(struct mm_struct *mm, const char *what)
 	bad += ksim_mm_check_global();
 	if (bad)
 		ksim_test_fail(__FILE__, __LINE__, "invariants", "%lu violations after %s", bad, what);
+}
+
+unsigned long live_objects(void)
+{
+	struct ksim_slab_stats st;
+
+	rcu_barrier();	/* VMAs and maple nodes go after a grace period */
+	ksim_slab_totals(&st);
+	return st.live;
 }
 
 void check_all_freed(void)

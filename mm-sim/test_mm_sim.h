@@ -7,6 +7,8 @@ struct mm_struct;
 
 /* ksim_mm_check() on @mm (if any) and ksim_mm_check_global(); a violation fails the test. */
 void check(struct mm_struct *mm, const char *what);
+/* Slab objects live now, after the RCU callbacks in flight (sweeps compare). */
+unsigned long live_objects(void);
 /* No mm, page-table page, file or commit charge left. */
 void check_all_freed(void);
 

@@ -103,14 +103,6 @@ KSIM_TEST(mbind_policy)
 	check_all_freed();
 }
 
-static unsigned long live_objects(void)
-{
-	struct ksim_slab_stats st;
-
-	rcu_barrier();
-	ksim_slab_totals(&st);
-	return st.live;
-}
 
 /* Per page of [0, 48): 0 no policy, else the policy's nodes. */
 static void page_policies(struct mm_struct *mm, unsigned long *out)

@@ -402,14 +402,6 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	}
 }
 
-static unsigned long live_objects(void)
-{
-	struct ksim_slab_stats st;
-
-	rcu_barrier();	/* VMAs and maple nodes go after a grace period */
-	ksim_slab_totals(&st);
-	return st.live;
-}
 
 static void sweep_pass(const struct shape *s, long times, struct file *f)
 {

@@ -185,14 +185,6 @@ KSIM_TEST(uffd_mremap)
 	check_all_freed();
 }
 
-static unsigned long live_objects(void)
-{
-	struct ksim_slab_stats st;
-
-	rcu_barrier();
-	ksim_slab_totals(&st);
-	return st.live;
-}
 
 enum uffd_op { OP_REGISTER, OP_UNREGISTER, OP_CLOSE };
 

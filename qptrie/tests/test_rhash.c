@@ -300,10 +300,4 @@ KSIM_TEST(rhash_rehash_nomem)
 	ksim_slab_totals(&after);
 	KSIM_EXPECT(after.live == before.live, "%ld objects leaked", (long)(after.live - before.live));
 }
-#else
-KSIM_TEST(rhash_not_in_tree)
-{
-	if (ksim_verbose > 1)
-		printf("# this tree's hashtab.c has no BPF_MAP_TYPE_RHASH\n");
-}
 #endif
