@@ -20,8 +20,8 @@ if(KSIM_COVERAGE)
   endif()
   # Not continuous mode (-mllvm -runtime-counter-relocation, which would
   # keep an aborted process's counters): ASan then checks every counter
-  # update, and __asan_default_options() (shim/ksim/core.c) runs before the
-  # shadow memory exists and crashes.
+  # update, and the ASan binaries crashed at start (the counter relocation
+  # ran before ASan's shadow memory existed).
   add_compile_options(-fprofile-instr-generate -fcoverage-mapping)
   add_link_options(-fprofile-instr-generate)
   # The tests read GCC's __SANITIZE_ADDRESS__, which clang 14 does not
