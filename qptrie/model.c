@@ -506,6 +506,16 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
 			have_cursor = true;
 		if (err == -ENOTSUPP)
 			break;
+		if (count > room && rhash && ksim_work_runs() != runs0) {
+			/*
+			 * RHASH resized under the cursor: repeats may add up to
+			 * more entries than keys (see below).  The buffers hold
+			 * no more: the walk ends here, judged on what it returned.
+			 */
+			total += count;
+			err = -ENOENT;
+			break;
+		}
 		if (count > room) {
 			why = fail("batch returned %u entries, %u keys left", count, room);
 			break;
