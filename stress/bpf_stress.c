@@ -109,7 +109,12 @@
 #define VALL		(VWORDS * KSIM_NR_CPUS)	/* a syscall value: per-CPU maps, every CPU's */
 
 struct skey {
-	u8 b[KEYMAX];
+	/*
+	 * 8-byte aligned, as a program's key variable of a u64-based type on
+	 * its stack is, and as the syscall's kernel copy is: 7.x's RHASH
+	 * map loads an 8-byte key as an unsigned long.
+	 */
+	u8 b[KEYMAX] __aligned(8);
 	u32 len;
 };
 

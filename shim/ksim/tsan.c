@@ -84,6 +84,11 @@ const char *__tsan_default_suppressions(void)
 		 * (stress/bpf_stress.c accepts a torn copy only with an
 		 * operation in flight). */
 		"race:pcpu_copy_value\n"
+		/* 7.x's RHASH map: an update of a present key copies the
+		 * value in place (rhtab_map_update_existing(): "Torn reads: a
+		 * concurrent reader without BPF_F_LOCK may observe the value
+		 * mid-copy ... matching arraymap semantics"). */
+		"race:rhtab_map_update_existing\n"
 		/* kernel/bpf/lpm_trie.c: deleting a node with two children
 		 * marks it intermediate in place (node->flags), which lockless
 		 * lookups load; top frame only, so a free in that function's

@@ -2,7 +2,9 @@
 /*
  * Bit spinlocks on one bit of a word, as in the kernel (atomic test-and-set
  * with acquire, clear with release), waiting with sched_yield() instead of
- * cpu_relax() so a preempted holder gets the CPU.  Not in the held-lock
+ * cpu_relax() so a preempted holder gets the CPU (under deterministic
+ * scheduling, ksim/sched.h, the waiter hands the holder the baton: a
+ * yield would spin forever).  Not in the held-lock
  * stacks: callers pair them with lock_map_acquire() where lockdep matters
  * (rhashtable does).
  */
@@ -13,18 +15,42 @@
 #include <linux/types.h>
 #include <linux/preempt.h>
 #include <linux/spinlock.h>	/* as the kernel's: its users take spin_lock() too */
+#include <ksim/sched.h>
+
+/*
+ * Set the bit only if it is clear: a waiter never writes the word.  The
+ * kernel's test_and_set_bit_lock() rewrites the word unchanged when the
+ * bit is set, which no reader can tell apart (KCSAN reports a race only
+ * when the value changed); for TSan it would be a write racing with the
+ * holder's plain reads of the rest of the word (rhashtable keeps the
+ * bucket's first pointer there).
+ */
+static inline bool ksim_bit_spin_try(int bitnum, unsigned long *addr)
+{
+	unsigned long old = __atomic_load_n(addr, __ATOMIC_RELAXED);
+
+	while (!(old & (1UL << bitnum)))
+		if (__atomic_compare_exchange_n(addr, &old, old | (1UL << bitnum), false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 
 static inline void bit_spin_lock(int bitnum, unsigned long *addr)
 {
 	preempt_disable();
-	while (__atomic_fetch_or(addr, 1UL << bitnum, __ATOMIC_ACQUIRE) & (1UL << bitnum))
-		sched_yield();
+	while (!ksim_bit_spin_try(bitnum, addr)) {
+		if (ksim_sched_enabled && ksim_sched_current())
+			ksim_sched_block("a bit spinlock");
+		else
+			sched_yield();
+	}
 }
 
 static inline int bit_spin_trylock(int bitnum, unsigned long *addr)
 {
 	preempt_disable();
-	if (__atomic_fetch_or(addr, 1UL << bitnum, __ATOMIC_ACQUIRE) & (1UL << bitnum)) {
+	if (!ksim_bit_spin_try(bitnum, addr)) {
 		preempt_enable();
 		return 0;
 	}
