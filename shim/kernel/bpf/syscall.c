@@ -131,18 +131,28 @@ void bpf_map_inc_with_uref(struct bpf_map *map)
 	atomic64_inc(&map->usercnt);
 }
 
+static void map_free_deferred(struct work_struct *work)
+{
+	struct bpf_map *map = container_of(work, struct bpf_map, work);
+
+	map->ops->map_free(map);
+}
+
+/* bpf_map_free_rcu_gp(): map_free may sleep, so not in the RCU callback but in a work item */
 static void map_free_rcu_gp(struct rcu_head *rcu)
 {
 	struct bpf_map *map = container_of(rcu, struct bpf_map, rcu);
 
-	map->ops->map_free(map);
+	INIT_WORK(&map->work, map_free_deferred);
+	schedule_work(&map->work);
 }
 
 /*
  * The kernel's bpf_map_put(): the id goes at once; the map is freed after a
  * grace period when map_fd_put_ptr() asked for one (an inner map a program
  * may still be using: RCU, or RCU tasks trace, which the shim maps onto
- * RCU), else now (the kernel's work item, run synchronously here).
+ * RCU), by a work item (ksim_run_pending_work(): the end of the next map
+ * command); else now (the kernel's work item, run synchronously here).
  */
 void bpf_map_put(struct bpf_map *map)
 {
