@@ -10,9 +10,10 @@
  * is freed at once, except when an outer map let go of it by replace or
  * delete at some point (map_fd_put_ptr(need_defer): free_after_rcu_gp or
  * free_after_mult_rcu_gp stays set), when it must still be there, id 0,
- * until a grace period (rcu_barrier(); RCU callbacks run inline here, only
- * then) and gone after it.  Inner maps are hash maps whose map_free is
- * counted, so "freed" is observed, not inferred.
+ * until a grace period ends and gone after it (RCU callbacks run inline
+ * here: at rcu_barrier() or inside a map's free; the map is then freed by
+ * a work item, as bpf_map_free_rcu_gp() does).  Inner maps are hash maps
+ * whose map_free is counted, so "freed" is observed, not inferred.
  *
  * - mim_basics: creation errors (value_size, bad fd, map-in-map as inner),
  *   the meta check (key_size, value_size, type, flags refused with -EINVAL;

@@ -5,11 +5,13 @@
  * bpf_map_kmalloc_node, ...) and a driver (ksim/bpf.h) doing what the
  * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
  * around the ops, value copies through a buffer, -ENOENT for a missing
- * element.  Differences: no file descriptors, no BTF (a map with
- * btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
+ * element.  Differences: file descriptors only for map-in-map (map_fd.c:
+ * a map's fd is a handle for inner_map_fd and fd values), no BTF (a map
+ * with btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
  * (generic_map_*_batch return -ENOTSUPP), programs only as C callbacks (the
  * verifier hooks return -ENOTSUPP; map iterators: bpf_iter.c), map_free
- * runs synchronously at the final put.
+ * runs synchronously at the final put unless an outer map asked for a
+ * grace period first (bpf_map_put()).
  */
 #include <pthread.h>
 #include <stdlib.h>
