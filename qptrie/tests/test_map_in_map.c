@@ -693,7 +693,7 @@ KSIM_TEST(mim_random)
 
 	rcu_barrier();
 	ksim_slab_totals(&before);
-	for (int r = 0; r < 20; r++, seed++)
+	for (int r = 0; r < 100; r++, seed++)
 		if (!run(seed, 300, r & 1 ? BPF_F_NO_PREALLOC : 0, 0, "random"))
 			break;
 	rcu_barrier();
