@@ -712,6 +712,8 @@ static void sweep(u32 oflags, const char *name)
 	ksim_fault_set(&count);
 	run(seed, 120, oflags, 0, name);
 	total = ksim_fault_calls();
+	if (ksim_verbose > 2)	/* -v -v: the sites the sequence reaches */
+		ksim_fault_report(stdout);
 	ksim_fault_reset();
 	KSIM_ASSERT(total > 0, "%s: no allocation seen", name);
 	for (unsigned long nth = 1; nth <= total; nth++) {

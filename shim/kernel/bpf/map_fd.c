@@ -24,6 +24,7 @@ static const int ksim_bpf_map_fops;
 static struct file fd_table[KSIM_BPF_NR_FDS];
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_t next_id = ATOMIC_INIT(0);
+static bool fds_given;
 
 /* bpf_map_alloc_id(): ids count up from 1 (idr_alloc_cyclic) */
 void ksim_bpf_map_new_id(struct bpf_map *map)
@@ -48,6 +49,7 @@ int ksim_bpf_map_fd(struct bpf_map *map)
 		fd_table[free_fd].f_op = &ksim_bpf_map_fops;
 		fd_table[free_fd].private_data = map;
 		fd = free_fd;
+		__atomic_store_n(&fds_given, true, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&fd_lock);
 	return fd < 0 ? fd : fd + KSIM_BPF_FD0;
@@ -55,6 +57,9 @@ int ksim_bpf_map_fd(struct bpf_map *map)
 
 void ksim_bpf_map_close_fd(struct bpf_map *map)
 {
+	/* no fd ever given (maps outside map-in-map tests): no lock, no scan */
+	if (!__atomic_load_n(&fds_given, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&fd_lock);
 	for (int i = 0; i < KSIM_BPF_NR_FDS; i++) {
 		if (fd_table[i].private_data == map) {
