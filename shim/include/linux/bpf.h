@@ -197,7 +197,7 @@ struct bpf_map {
 
 /*
  * The array map's header, which kernel/bpf/map_in_map.c copies for an array
- * inner map.  No array map is built here (array_map_ops: syscall.c).
+ * inner map.  No array map is built here (array_map_ops: kernel/bpf/map_fd.c).
  */
 struct bpf_array {
 	struct bpf_map map;
@@ -443,7 +443,7 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 /* map_in_map / prog fd stubs, reached only by fd maps (not offered). */
 void bpf_free_used_maps(void *aux);
 
-/* Map fds (syscall.c's fd table): the map behind @f, -EBADF, -EINVAL. */
+/* Map fds (kernel/bpf/map_fd.c): the map behind @f, -EBADF (not open), -EINVAL (not a map). */
 struct bpf_map *__bpf_map_get(struct fd f);
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops;
 int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
