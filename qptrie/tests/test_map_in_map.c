@@ -25,12 +25,17 @@
  *   fds and every flag, delete, both lookups, get_next_key walks, closing
  *   fds, new inner maps, grace periods) against the model, from the run's
  *   seed (printed; --seed replays);
+ * - mim_readers: reader threads using inner maps while they are replaced
+ *   and deleted (each held only by the outer entry): the grace period must
+ *   keep them alive for the readers (ASan sees a use after free if not);
  * - mim_sweep / mim_sweep_noprealloc: a fixed sequence of the same commands
  *   with the nth allocation failing, for every n the sequence reaches
  *   (create and update included): -ENOMEM only from the command the failure
  *   was injected into, which then changed nothing (the old inner map still
  *   in place, every refcount as before), and no object left at the end.
  */
+#include <pthread.h>
+
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
@@ -699,6 +704,103 @@ KSIM_TEST(mim_random)
 	rcu_barrier();
 	ksim_slab_totals(&after);
 	KSIM_EXPECT(after.live == before.live, "%ld objects leaked", (long)(after.live - before.live));
+}
+
+/*
+ * Programs on other CPUs using inner maps while the outer map's entries are
+ * replaced and deleted, each inner map's only reference being the outer
+ * entry (its fd closed at once): the grace period (RCU's worker here, not
+ * inline) must keep every inner map a reader found alive until its read
+ * section ends.  A free without it shows as a use after free (ASan) or a
+ * wrong value.
+ */
+#define RD_KEYS		4
+#define RD_MAGIC	0x6d696d00ULL
+static struct bpf_map *rd_outer;
+static int rd_stop;
+static unsigned long rd_found, rd_bad;
+
+static void *reader(void *arg)
+{
+	struct ksim_rng rng;
+	unsigned long found = 0, bad = 0;
+	u32 key0 = 0;
+
+	rcu_register_thread();
+	ksim_set_cpu((int)(long)arg);
+	ksim_rng_seed(&rng, ksim_test_seed() + (long)arg);
+	while (!READ_ONCE(rd_stop)) {
+		u32 k = ksim_rng_below(&rng, RD_KEYS);
+		struct bpf_map *in;
+		u64 *v;
+
+		rcu_read_lock();
+		in = ksim_bpf_map_lookup_ptr(rd_outer, &k, KS);
+		if (in) {
+			found++;
+			v = ksim_bpf_map_lookup_ptr(in, &key0, KS);
+			if (!v || (READ_ONCE(*v) >> 32) != RD_MAGIC >> 8 || READ_ONCE(in->key_size) != KS)
+				bad++;
+		}
+		rcu_read_unlock();
+	}
+	__atomic_add_fetch(&rd_found, found, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&rd_bad, bad, __ATOMIC_RELAXED);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+KSIM_TEST(mim_readers)
+{
+	const struct ksim_bpf_variant *hash = ksim_bpf_variant_find("hash");
+	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = IVS, .max_entries = IMAX };
+	struct ksim_rng *rng = ksim_test_rng();
+	struct bpf_map *tmpl, *in;
+	pthread_t th[2];
+	u32 key0 = 0;
+	int err, fd;
+
+	tmpl = ksim_bpf_map_create(hash, &a, &err);
+	KSIM_ASSERT(tmpl, "template: %d", err);
+	{
+		struct ksim_bpf_map_attr oa = { .key_size = KS, .value_size = sizeof(u32),
+						.max_entries = OMAX, .inner_map_fd = ksim_bpf_map_fd(tmpl) };
+
+		rd_outer = ksim_bpf_map_create(&outer_v, &oa, &err);
+	}
+	KSIM_ASSERT(rd_outer, "outer: %d", err);
+	ksim_bpf_map_free(tmpl);
+	rd_stop = 0;
+	rd_found = rd_bad = 0;
+	for (long i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(i + 1));
+	ksim_set_cpu(0);
+	for (u64 i = 0; i < 10000; i++) {
+		u32 k = ksim_rng_below(rng, RD_KEYS);
+		u64 v = (RD_MAGIC >> 8) << 32 | i;
+
+		if (ksim_rng_below(rng, 4) == 0) {
+			ksim_bpf_map_delete(rd_outer, &k, KS);
+			continue;
+		}
+		in = ksim_bpf_map_create(hash, &a, &err);
+		KSIM_ASSERT(in, "inner: %d", err);
+		KSIM_ASSERT(!ksim_bpf_map_update(in, &key0, KS, &v, BPF_ANY));
+		fd = ksim_bpf_map_fd(in);
+		err = ksim_bpf_map_update(rd_outer, &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(!err, "update: %d", err);
+		ksim_bpf_map_free(in);	/* the outer entry holds the only reference now */
+	}
+	WRITE_ONCE(rd_stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ksim_set_cpu(-1);
+	if (ksim_verbose > 1)
+		printf("# readers found %lu inner maps, %lu wrong\n", rd_found, rd_bad);
+	KSIM_EXPECT(rd_bad == 0, "%lu of %lu reads wrong", rd_bad, rd_found);
+	ksim_bpf_map_free(rd_outer);
+	rcu_barrier();
+	ksim_run_pending_work();	/* the deferred frees */
 }
 
 static void sweep(u32 oflags, const char *name)
