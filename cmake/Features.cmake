@@ -63,6 +63,16 @@ ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[
   WHY "per-CPU map ops take BPF_F_CPU/BPF_F_ALL_CPUS (bpf_map_check_op_flags)")
 ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct bpf_map_ops rhtab_map_ops"
   WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
+ksim_feature(KSIM_HAVE_BPF_HTAB_OF_MAPS FILE kernel/bpf/map_in_map.c
+  REGEX "^void \\*bpf_map_fd_get_ptr\\("
+  WHY "kernel/bpf/map_in_map.c (compiled for hashtab.c's BPF_MAP_TYPE_HASH_OF_MAPS)")
+ksim_feature(KSIM_HAVE_BPF_FD_CLASS FILE kernel/bpf/map_in_map.c REGEX "CLASS\\(fd, f\\)"
+  WHY "map_in_map.c takes its fds with CLASS(fd) (6.12+), not fdget()/fdput()")
+ksim_feature(KSIM_HAVE_BPF_FD_PUT_SLEEPABLE FILE kernel/bpf/map_in_map.c REGEX "sleepable_refcnt"
+  WHY "bpf_map_fd_put_ptr() defers by one RCU grace period unless the outer map has sleepable users (6.12+); before, always RCU tasks trace")
+ksim_feature(KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU FILE kernel/bpf/hashtab.c
+  REGEX "the following rcu_read_lock\\(\\) is only used to avoid"
+  WHY "bpf_fd_htab_map_update_elem() takes rcu_read_lock() itself; the syscall no longer does")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"

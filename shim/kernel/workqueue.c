@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include <linux/workqueue.h>
 #include <linux/irq_work.h>
@@ -102,16 +103,38 @@ static void irq_run_locked(struct irq_work *w)
 	w->flags &= ~KSIM_WORK_RUNNING;
 }
 
+/*
+ * The work items running now.  Not a bit in the item: a work function may
+ * free its own item (the kernel's bpf_map_free_deferred() frees the map the
+ * item is in), so nothing touches the item after its function returned.
+ */
+#define KSIM_WQ_MAX_RUNNING	64
+static struct work_struct *running[KSIM_WQ_MAX_RUNNING];
+
+static bool work_running(const struct work_struct *w)
+{
+	for (int i = 0; i < KSIM_WQ_MAX_RUNNING; i++)
+		if (running[i] == w)
+			return true;
+	return false;
+}
+
 static void work_run_locked(struct work_struct *w)
 {
+	int slot = 0;
+
+	while (running[slot])
+		if (++slot == KSIM_WQ_MAX_RUNNING)
+			abort();	/* that many nested or concurrent runs: a bug */
+	running[slot] = w;
 	list_del_init(&w->entry);
 	queued_add(-1);
-	w->data = (w->data & ~KSIM_WORK_PENDING) | KSIM_WORK_RUNNING;
+	w->data &= ~KSIM_WORK_PENDING;
 	__atomic_add_fetch(&work_runs, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&wq_lock);
 	w->func(w);
 	pthread_mutex_lock(&wq_lock);
-	w->data &= ~KSIM_WORK_RUNNING;
+	running[slot] = NULL;
 }
 
 void irq_work_sync(struct irq_work *w)
@@ -134,7 +157,7 @@ bool flush_work(struct work_struct *w)
 	 * the kernel; rhashtable's worker requeues itself on failure).
 	 */
 	pthread_mutex_lock(&wq_lock);
-	while (w->data & KSIM_WORK_RUNNING) {
+	while (work_running(w)) {
 		waited = true;
 		wq_wait();
 	}
@@ -158,7 +181,7 @@ bool cancel_work_sync(struct work_struct *w)
 		w->data &= ~KSIM_WORK_PENDING;
 	}
 	/* A running item may queue itself again: cancel that too (the kernel's does). */
-	while (w->data & (KSIM_WORK_RUNNING | KSIM_WORK_PENDING)) {
+	while (work_running(w) || (w->data & KSIM_WORK_PENDING)) {
 		if (w->data & KSIM_WORK_PENDING) {
 			list_del_init(&w->entry);
 			queued_add(-1);
@@ -201,14 +224,13 @@ void ksim_run_pending_work(void)
 		if (!list_empty(&work_queue)) {
 			struct work_struct *w = list_first_entry(&work_queue, struct work_struct, entry);
 
-			if (w->data & KSIM_WORK_RUNNING) {
+			if (work_running(w)) {
 				/* flush_work() in another thread runs it: wait, keep the order */
 				wq_wait();
 				continue;
 			}
 			unsigned long runs = 0;
 
-			/* (the item must outlive its run: we clear RUNNING after it) */
 			if ((w->data >> KSIM_WORK_GEN_SHIFT) == gen)
 				runs = (w->data & KSIM_WORK_RUNS_MASK) >> KSIM_WORK_RUNS_SHIFT;
 			if (runs >= KSIM_WORK_MAX_RUNS)

@@ -105,6 +105,7 @@ struct ksim_bpf_map_attr {
 	u32 map_flags;
 	u64 map_extra;
 	int numa_node;
+	int inner_map_fd;	/* map-in-map: ksim_bpf_map_fd() of the inner map template */
 };
 
 /* The key shape: @key_size bytes, or for dynptr maps 1..@maxlen bytes (map_extra). */
@@ -122,8 +123,20 @@ static inline void ksim_bpf_attr_set_key(struct ksim_bpf_map_attr *a, const stru
 /* map_create(): alloc_check, alloc, then the syscall's initialisation. */
 struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 				    const struct ksim_bpf_map_attr *a, int *err);
-/* The last bpf_map_put(): ops->map_free(). */
+/* Closing the map's fd: the user's reference (the last bpf_map_put(): ops->map_free()). */
 void ksim_bpf_map_free(struct bpf_map *map);
+/*
+ * Map fds (shim/kernel/bpf/map_fd.c): the fd of @map, open until
+ * ksim_bpf_map_free() closes it (then a bad fd), or -EMFILE.  Map-in-map:
+ * an inner map's fd is the value given to ksim_bpf_map_update() of a
+ * BPF_MAP_TYPE_HASH_OF_MAPS map, whose ksim_bpf_map_lookup() returns the
+ * inner map's id (u32, map->id: from 1, 0 once the map's last reference is
+ * gone) and whose ksim_bpf_map_lookup_ptr() the inner map itself.
+ */
+int ksim_bpf_map_fd(struct bpf_map *map);
+/* The driver's: an id at creation, the fd closed at ksim_bpf_map_free(). */
+void ksim_bpf_map_new_id(struct bpf_map *map);
+void ksim_bpf_map_close_fd(struct bpf_map *map);
 
 u32 ksim_bpf_value_size(const struct bpf_map *map);
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,

@@ -29,6 +29,7 @@
 #include <linux/llist.h>
 #include <linux/percpu_counter.h>
 #include <linux/list_nulls.h>
+#include <linux/file.h>
 #include <uapi/linux/bpf.h>
 #include <asm/byteorder.h>
 
@@ -190,6 +191,18 @@ struct bpf_map {
 	bool free_after_rcu_gp;
 	s64 __percpu *elem_count;
 	u64 cookie;
+	atomic64_t sleepable_refcnt;		/* no sleepable programs: 0 */
+	char *excl_prog_sha;			/* 7.2+: NULL (no exclusive programs) */
+};
+
+/*
+ * The array map's header, which kernel/bpf/map_in_map.c copies for an array
+ * inner map.  No array map is built here (array_map_ops: kernel/bpf/map_fd.c).
+ */
+struct bpf_array {
+	struct bpf_map map;
+	u32 elem_size;
+	u32 index_mask;
 };
 
 /* Map value special fields (BTF): none without BTF. */
@@ -234,6 +247,16 @@ static inline bool bpf_map_has_internal_structs(struct bpf_map *map)
 static inline void bpf_map_free_internal_structs(struct bpf_map *map, void *obj)
 {
 	(void)map; (void)obj;
+}
+/* Records are NULL here, which btf_record_equal() takes as equal. */
+static inline bool btf_record_equal(const struct btf_record *rec_a, const struct btf_record *rec_b)
+{
+	return IS_ERR_OR_NULL(rec_a) && IS_ERR_OR_NULL(rec_b);
+}
+static inline void bpf_map_free_record(struct bpf_map *map)
+{
+	btf_record_free(map->record);
+	map->record = NULL;
 }
 static inline void btf_put(struct btf *btf) { (void)btf; }
 static inline void btf_get(struct btf *btf) { (void)btf; }
@@ -285,6 +308,11 @@ static inline bool map_value_has_timer(const struct bpf_map *map) { (void)map; r
 static inline bool map_value_has_kptrs(const struct bpf_map *map) { (void)map; return false; }
 static inline void bpf_map_free_kptrs(struct bpf_map *map, void *map_value) { (void)map; (void)map_value; }
 static inline void bpf_map_free_kptr_off_tab(struct bpf_map *map) { (void)map; }
+static inline void *bpf_map_copy_kptr_off_tab(const struct bpf_map *map) { (void)map; return NULL; }
+static inline bool bpf_map_equal_kptr_off_tab(const struct bpf_map *a, const struct bpf_map *b)
+{
+	return !a->kptr_off_tab && !b->kptr_off_tab;
+}
 static inline void bpf_timer_cancel_and_free(void *timer) { (void)timer; }
 
 static inline void check_and_init_map_value(struct bpf_map *map, void *dst)
@@ -414,6 +442,13 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 
 /* map_in_map / prog fd stubs, reached only by fd maps (not offered). */
 void bpf_free_used_maps(void *aux);
+
+/* Map fds (kernel/bpf/map_fd.c): the map behind @f, -EBADF (not open), -EINVAL (not a map). */
+struct bpf_map *__bpf_map_get(struct fd f);
+extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops;
+int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
+				void *key, void *value, u64 map_flags);
+int bpf_fd_htab_map_lookup_elem(struct bpf_map *map, void *key, u32 *value);
 
 /* copy_{to,from}_user: batch ops read "user" memory, which is ours. */
 static inline unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)

@@ -19,8 +19,10 @@
  * is pending).  Single-threaded runs are therefore deterministic and replay
  * from their seed.  Of the kernel code ksim compiles only lib/rhashtable.c
  * queues work (its deferred resize, ht->run_work; 7.x hashtab.c's
- * BPF_MAP_TYPE_RHASH map links it); irq_work (linux/irq_work.h) is
- * deferred the same way and run first.
+ * BPF_MAP_TYPE_RHASH map links it); the shim's bpf_map_put() queues the
+ * free of a map whose grace period ended (an inner map put with
+ * need_defer); irq_work (linux/irq_work.h) is deferred the same way and
+ * run first.
  */
 #ifndef _LINUX_WORKQUEUE_H
 #define _LINUX_WORKQUEUE_H
@@ -31,7 +33,7 @@
 struct work_struct;
 typedef void (*work_func_t)(struct work_struct *work);
 struct work_struct {
-	unsigned long data;	/* KSIM_WORK_PENDING, KSIM_WORK_RUNNING; its last drain (below) */
+	unsigned long data;	/* KSIM_WORK_PENDING; its last drain (below) */
 	struct list_head entry;
 	work_func_t func;
 };

@@ -5,11 +5,13 @@
  * bpf_map_kmalloc_node, ...) and a driver (ksim/bpf.h) doing what the
  * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
  * around the ops, value copies through a buffer, -ENOENT for a missing
- * element.  Differences: no file descriptors, no BTF (a map with
- * btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
+ * element.  Differences: file descriptors only for map-in-map (map_fd.c:
+ * a map's fd is a handle for inner_map_fd and fd values), no BTF (a map
+ * with btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
  * (generic_map_*_batch return -ENOTSUPP), programs only as C callbacks (the
  * verifier hooks return -ENOTSUPP; map iterators: bpf_iter.c), map_free
- * runs synchronously at the final put.
+ * runs synchronously at the final put unless an outer map asked for a
+ * grace period first (bpf_map_put()).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,6 +73,7 @@ void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr)
 	map->map_extra = attr->map_extra;
 }
 
+#if !KSIM_HAVE_BPF_HTAB_OF_MAPS	/* else the tree's map_in_map.c */
 bool bpf_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1)
 {
 	return meta0->map_type == meta1->map_type &&
@@ -79,6 +82,7 @@ bool bpf_map_meta_equal(const struct bpf_map *meta0, const struct bpf_map *meta1
 		meta0->map_flags == meta1->map_flags &&
 		meta0->max_entries == meta1->max_entries;
 }
+#endif
 
 void *ksim_bpf_map_kmalloc_node(const struct bpf_map *map, size_t size, gfp_t flags,
 				int node, KSIM_SITE_ARGS)
@@ -129,10 +133,39 @@ void bpf_map_inc_with_uref(struct bpf_map *map)
 	atomic64_inc(&map->usercnt);
 }
 
+static void map_free_deferred(struct work_struct *work)
+{
+	struct bpf_map *map = container_of(work, struct bpf_map, work);
+
+	map->ops->map_free(map);
+}
+
+/* bpf_map_free_rcu_gp(): map_free may sleep, so not in the RCU callback but in a work item */
+static void map_free_rcu_gp(struct rcu_head *rcu)
+{
+	struct bpf_map *map = container_of(rcu, struct bpf_map, rcu);
+
+	INIT_WORK(&map->work, map_free_deferred);
+	schedule_work(&map->work);
+}
+
+/*
+ * The kernel's bpf_map_put(): the id goes at once; the map is freed after a
+ * grace period when map_fd_put_ptr() asked for one (an inner map a program
+ * may still be using: RCU, or RCU tasks trace, which the shim maps onto
+ * RCU), by a work item (ksim_run_pending_work(): the end of the next map
+ * command); else now (the kernel's work item, run synchronously here).
+ */
 void bpf_map_put(struct bpf_map *map)
 {
-	if (atomic64_dec_and_test(&map->refcnt))
-		map->ops->map_free(map);
+	if (atomic64_dec_and_test(&map->refcnt)) {
+		map->id = 0;	/* bpf_map_free_id() */
+		WARN_ON_ONCE(atomic64_read(&map->sleepable_refcnt));
+		if (READ_ONCE(map->free_after_mult_rcu_gp) || READ_ONCE(map->free_after_rcu_gp))
+			call_rcu(&map->rcu, map_free_rcu_gp);
+		else
+			map->ops->map_free(map);
+	}
 }
 
 void bpf_map_put_with_uref(struct bpf_map *map)
@@ -187,6 +220,7 @@ void btf_type_seq_show(const struct btf *btf, u32 type_id, void *obj, struct seq
 
 void bpf_free_used_maps(void *aux) { }
 
+#if !KSIM_HAVE_BPF_HTAB_OF_MAPS	/* else the tree's map_in_map.c and map_fd.c */
 struct bpf_map *bpf_map_meta_alloc(int inner_map_ufd)
 {
 	return ERR_PTR(-ENOTSUPP);
@@ -209,6 +243,7 @@ u32 bpf_map_fd_sys_lookup_elem(void *ptr)
 {
 	return 0;
 }
+#endif
 
 /* ---- randomness: the run's seed ---- */
 
@@ -256,6 +291,9 @@ int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribut
 #endif
 int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
 	__attribute__((weak));
+int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
+				void *key, void *value, u64 map_flags) __attribute__((weak));
+int bpf_fd_htab_map_lookup_elem(struct bpf_map *map, void *key, u32 *value) __attribute__((weak));
 
 /*
  * Lock failures in this thread's command (ksim_bpf_last_lockfail()).  The
@@ -364,6 +402,8 @@ static bool is_dynptr(const struct bpf_map *map)
 
 u32 ksim_bpf_value_size(const struct bpf_map *map)
 {
+	if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS)
+		return sizeof(u32);	/* bpf_map_value_size(): an fd in, an id out */
 	if (is_percpu(map))
 		return round_up(map->value_size, 8) * num_possible_cpus();
 	return map->value_size;
@@ -385,6 +425,7 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	attr.map_flags = a->map_flags | v->map_flags;
 	attr.map_extra = a->map_extra;
 	attr.numa_node = a->numa_node;
+	attr.inner_map_fd = a->inner_map_fd;
 	if (v->kind & KSIM_BPF_KIND_DYNPTR_BTF)
 		attr.btf_key_type_id = KSIM_BPF_BTF_ID_DYNPTR;
 
@@ -418,6 +459,7 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	atomic64_set(&map->refcnt, 1);
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
+	ksim_bpf_map_new_id(map);
 	*errp = 0;
 	return map;
 fail:
@@ -429,6 +471,7 @@ void ksim_bpf_map_free(struct bpf_map *map)
 {
 	if (!map)
 		return;
+	ksim_bpf_map_close_fd(map);
 	bpf_map_put_with_uref(map);
 }
 
@@ -527,6 +570,8 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 	bpf_disable_instrumentation();
 	if (is_percpu(map) && bpf_percpu_hash_copy) {
 		err = ksim_percpu_hash_copy(map, k.ptr, value, flags);
+	} else if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_fd_htab_map_lookup_elem) {
+		err = bpf_fd_htab_map_lookup_elem(map, k.ptr, value);	/* the inner map's id */
 	} else {
 		rcu_read_lock();
 		if (map->ops->map_lookup_elem_sys_only)
@@ -673,6 +718,13 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	bpf_disable_instrumentation();
 	if (is_percpu(map) && bpf_percpu_hash_update) {
 		err = bpf_percpu_hash_update(map, k.ptr, vbuf, flags);
+	} else if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_fd_htab_map_update_elem) {
+		/* the value is an inner map fd; older trees' syscall holds RCU around it */
+		if (!KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU)
+			rcu_read_lock();
+		err = bpf_fd_htab_map_update_elem(map, NULL, k.ptr, vbuf, flags);
+		if (!KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU)
+			rcu_read_unlock();
 	} else {
 		rcu_read_lock();
 		err = map->ops->map_update_elem(map, k.ptr, vbuf, flags);

@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF_MAP_TYPE_HASH_OF_MAPS: hashtab.c's fd-map functions on the tree's
+ * kernel/bpf/map_in_map.c, inner maps taken by fd (shim/kernel/bpf/map_fd.c).
+ *
+ * The oracle is a small model of who holds each inner map: its fd (the
+ * user's reference until ksim_bpf_map_free() closes it) and the outer map's
+ * entries.  After every command each inner map still alive has exactly that
+ * many references (map->refcnt) and its id; one whose last reference went
+ * is freed at once, except when an outer map let go of it by replace or
+ * delete at some point (map_fd_put_ptr(need_defer): free_after_rcu_gp or
+ * free_after_mult_rcu_gp stays set), when it must still be there, id 0,
+ * until a grace period ends and gone after it (RCU callbacks run inline
+ * here: at rcu_barrier() or inside a map's free; the map is then freed by
+ * a work item, as bpf_map_free_rcu_gp() does).  Inner maps are hash maps
+ * whose map_free is counted, so "freed" is observed, not inferred.
+ *
+ * - mim_basics: creation errors (value_size, bad fd, map-in-map as inner),
+ *   the meta check (key_size, value_size, type, flags refused with -EINVAL;
+ *   max_entries may differ: bpf_map_meta_equal() ignores it), the id from
+ *   a user lookup, the inner map from a program lookup and a lookup in it,
+ *   replace and delete deferring the free, the outer map's free not
+ *   deferring it, the sleepable outer map's deferral flag;
+ * - mim_random: random commands (update with good, closed and mismatched
+ *   fds and every flag, delete, both lookups, get_next_key walks, closing
+ *   fds, new inner maps, grace periods) against the model, from the run's
+ *   seed (printed; --seed replays);
+ * - mim_readers: reader threads using inner maps while they are replaced
+ *   and deleted (each held only by the outer entry): the grace period must
+ *   keep them alive for the readers (ASan sees a use after free if not);
+ * - mim_sweep / mim_sweep_noprealloc: a fixed sequence of the same commands
+ *   with the nth allocation failing, for every n the sequence reaches
+ *   (create and update included): -ENOMEM only from the command the failure
+ *   was injected into, which then changed nothing (the old inner map still
+ *   in place, every refcount as before), and no object left at the end.
+ */
+#include <pthread.h>
+
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+#include <ksim/bpf.h>
+#include <ksim/fault.h>
+#include <ksim/rcu.h>
+#include <ksim/slab.h>
+#include <ksim/test.h>
+
+#if KSIM_HAVE_BPF_HTAB_OF_MAPS
+extern const struct bpf_map_ops htab_map_ops, htab_of_maps_map_ops;
+
+#define KS	4	/* inner and outer key size */
+#define IVS	8	/* inner value size */
+#define IMAX	4	/* inner max_entries (the template's) */
+#define NKEYS	10	/* outer key space */
+#define OMAX	6	/* outer max_entries: the key space overfills it */
+#define NREC	256	/* inner maps one run may create */
+#define NLIVE	8	/* inner maps alive at once */
+
+/* Inner hash maps whose map_free we see. */
+static struct bpf_map_ops counted_ops;
+static const struct ksim_bpf_variant inner_v = {
+	"hash_counted", &counted_ops, BPF_MAP_TYPE_HASH, 0, KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_KERNEL,
+};
+static const struct ksim_bpf_variant outer_v = {
+	"hash_of_maps", &htab_of_maps_map_ops, BPF_MAP_TYPE_HASH_OF_MAPS, 0,
+	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_KERNEL,
+};
+
+/* What the model knows of one inner map. */
+struct inner {
+	struct bpf_map *m;
+	int fd;
+	u32 id;
+	u64 val;		/* its key 0's value (has_val) */
+	bool has_val;
+	bool open;		/* fd not closed */
+	int outer_refs;		/* outer entries holding it */
+	bool defer;		/* an outer map put it with need_defer */
+	bool freed;		/* map_free ran */
+	unsigned long zero_gps;	/* gps when the last reference went */
+	bool bad;		/* a mismatched map (never accepted) */
+};
+static struct inner rec[NREC];
+static int nrec;
+static int outer_slot[NKEYS];	/* rec index, -1: absent */
+/*
+ * Grace periods: one may end inside rcu_barrier() (grace_period()) or a
+ * map's free (bpf_mem_alloc_destroy() waits for one): such a section is
+ * open (may_gp) or has ended (gps counts them).  An inner map whose last
+ * reference went with gps == n may be freed (after its grace period, by a
+ * work item: at the end of any later command) only once gps > n, or in the
+ * section it went in.  Updates, deletes and lookups end no grace period.
+ */
+static bool may_gp;
+static unsigned long gps;
+static const char *ctx = "";	/* for messages */
+static unsigned long ctx_nth;
+static int ctx_step;
+
+static void counted_free(struct bpf_map *m)
+{
+	int i;
+
+	for (i = 0; i < nrec; i++)
+		if (rec[i].m == m && !rec[i].freed)
+			break;
+	if (i == nrec) {
+		ksim_test_fail(__FILE__, __LINE__, "a tracked map", "%s nth=%lu step %d: unknown map freed",
+			       ctx, ctx_nth, ctx_step);
+	} else {
+		/* put with need_defer once: freed after a grace period (the flag says so), not before */
+		bool flagged = m->free_after_rcu_gp || m->free_after_mult_rcu_gp;
+
+		if (rec[i].defer != flagged || (flagged && !may_gp && gps == rec[i].zero_gps))
+			ksim_test_fail(__FILE__, __LINE__, "freed when due", "%s nth=%lu step %d: inner %d "
+				       "(put with need_defer: %d, free_after_*_gp: %d) freed %s", ctx, ctx_nth,
+				       ctx_step, i, rec[i].defer, flagged,
+				       may_gp ? "" : "before a grace period");
+		rec[i].freed = true;
+	}
+	htab_map_ops.map_free(m);
+}
+
+static void setup(void)
+{
+	counted_ops = htab_map_ops;
+	counted_ops.map_free = counted_free;
+	nrec = 0;
+	memset(rec, 0, sizeof(rec));
+	for (int k = 0; k < NKEYS; k++)
+		outer_slot[k] = -1;
+	/* callbacks run at rcu_barrier() only: "not freed before the grace period" is decidable */
+	ksim_rcu_set_inline_callbacks(true);
+}
+
+/* A grace period, and the RCU callbacks it lets run (inline: only here). */
+static void grace_period(void)
+{
+	may_gp = true;
+	rcu_barrier();
+	ksim_run_pending_work();	/* the frees bpf_map_put() queued after the grace period */
+	may_gp = false;
+	gps++;
+}
+
+static void teardown(void)
+{
+	grace_period();
+	ksim_rcu_set_inline_callbacks(false);
+}
+
+static int refs(const struct inner *r)
+{
+	return r->open + r->outer_refs;
+}
+
+/*
+ * Every inner map against the model; @gp: a grace period just ended.
+ * Returns false on the first mismatch.
+ */
+static bool check_inners(bool gp)
+{
+	for (int i = 0; i < nrec; i++) {
+		struct inner *r = &rec[i];
+		long have;
+
+		if (r->freed) {
+			if (refs(r))
+				goto fail_freed;
+			continue;
+		}
+		if (!refs(r)) {
+			/* last reference gone: only a deferred free may still be pending, and not past a GP */
+			if (!r->defer || gp) {
+				ksim_test_fail(__FILE__, __LINE__, "freed", "%s nth=%lu step %d: inner %d (defer %d) "
+					       "not freed with no reference left%s", ctx, ctx_nth, ctx_step, i,
+					       r->defer, gp ? " after a grace period" : "");
+				return false;
+			}
+			if (r->m->id != 0) {
+				ksim_test_fail(__FILE__, __LINE__, "id freed", "%s nth=%lu step %d: inner %d id %u "
+					       "after its last put", ctx, ctx_nth, ctx_step, i, r->m->id);
+				return false;
+			}
+			continue;
+		}
+		have = atomic64_read(&r->m->refcnt);
+		if (have != refs(r) || r->m->id != r->id) {
+			ksim_test_fail(__FILE__, __LINE__, "refcnt", "%s nth=%lu step %d: inner %d: refcnt %ld "
+				       "(model %d: fd %d + %d outer entries), id %u (was %u)", ctx, ctx_nth,
+				       ctx_step, i, have, refs(r), r->open, r->outer_refs, r->m->id, r->id);
+			return false;
+		}
+		continue;
+fail_freed:
+		ksim_test_fail(__FILE__, __LINE__, "not freed", "%s nth=%lu step %d: inner %d freed with %d "
+			       "references (fd %d, %d outer entries)", ctx, ctx_nth, ctx_step, i, refs(r),
+			       r->open, r->outer_refs);
+		return false;
+	}
+	return true;
+}
+
+/* A new inner map (@v, sizes): tracked, its fd taken, key 0 -> a value.  -1 if creation failed. */
+static int new_inner(const struct ksim_bpf_variant *v, u32 ks, u32 vs, u32 max, u32 flags, bool bad,
+		     int *errp)
+{
+	struct ksim_bpf_map_attr a = { .key_size = ks, .value_size = vs, .max_entries = max,
+				       .map_flags = flags };
+	struct inner *r;
+	u8 key[16] = { 0 }, val[16] = { 0 };
+	struct bpf_map *m;
+
+	if (nrec == NREC)
+		return -1;
+	m = ksim_bpf_map_create(v, &a, errp);
+	if (!m)
+		return -1;
+	r = &rec[nrec];
+	memset(r, 0, sizeof(*r));
+	r->m = m;
+	r->fd = ksim_bpf_map_fd(m);
+	r->id = m->id;
+	r->open = true;
+	r->bad = bad;
+	r->val = 0x1000 + nrec;
+	memcpy(val, &r->val, sizeof(r->val));
+	r->has_val = !ksim_bpf_map_update(m, key, ks, val, BPF_ANY);
+	KSIM_EXPECT(r->fd >= 0, "fd %d", r->fd);
+	return nrec++;
+}
+
+static int good_inner(u32 max, int *errp)
+{
+	return new_inner(&inner_v, KS, IVS, max, 0, false, errp);
+}
+
+static void close_inner(int i)
+{
+	bool counted = rec[i].m->ops == &counted_ops;
+
+	may_gp = true;
+	ksim_bpf_map_free(rec[i].m);
+	rec[i].open = false;
+	rec[i].zero_gps = gps;
+	may_gp = false;
+	gps++;
+	if (!counted)	/* the LRU map: never in an outer map, gone now */
+		rec[i].freed = true;
+}
+
+/* The model's side of an outer entry dropped: by replace/delete (@defer) or the outer map's free. */
+static void drop_ref(int i, bool defer)
+{
+	rec[i].outer_refs--;
+	rec[i].zero_gps = gps;
+	if (defer)
+		rec[i].defer = true;
+}
+
+static struct bpf_map *new_outer(u32 flags, int tmpl, int *errp)
+{
+	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = sizeof(u32), .max_entries = OMAX,
+				       .map_flags = flags, .inner_map_fd = rec[tmpl].fd };
+
+	return ksim_bpf_map_create(&outer_v, &a, errp);
+}
+
+static void free_outer(struct bpf_map *o)
+{
+	may_gp = true;
+	ksim_bpf_map_free(o);
+	for (int k = 0; k < NKEYS; k++) {
+		if (outer_slot[k] >= 0)
+			drop_ref(outer_slot[k], false);	/* fd_htab_map_free(): need_defer false */
+		outer_slot[k] = -1;
+	}
+	may_gp = false;
+	gps++;
+}
+
+/* A program's bpf_map_lookup_elem() on the outer map, then on the inner map it returned. */
+static bool prog_lookup(struct bpf_map *o, u32 k)
+{
+	u8 key[KS] = { 0 };
+	struct bpf_map *in;
+	bool ok = true;
+
+	rcu_read_lock();
+	in = ksim_bpf_map_lookup_ptr(o, &k, KS);
+	if (outer_slot[k] < 0) {
+		ok = !in;
+	} else {
+		struct inner *r = &rec[outer_slot[k]];
+		u64 *v;
+
+		ok = in == r->m;
+		if (ok) {
+			v = ksim_bpf_map_lookup_ptr(in, key, KS);
+			ok = r->has_val ? v && *v == r->val : !v;
+		}
+	}
+	rcu_read_unlock();
+	if (!ok)
+		ksim_test_fail(__FILE__, __LINE__, "program lookup", "%s nth=%lu step %d: key %u: got map %p, "
+			       "model inner %d", ctx, ctx_nth, ctx_step, k, (void *)in, outer_slot[k]);
+	return ok;
+}
+
+static bool user_lookup(struct bpf_map *o, u32 k)
+{
+	u32 id = 0;
+	int ret = ksim_bpf_map_lookup(o, &k, KS, &id, 0);
+	bool ok = outer_slot[k] < 0 ? ret == -ENOENT : !ret && id == rec[outer_slot[k]].id;
+
+	if (!ok)
+		ksim_test_fail(__FILE__, __LINE__, "user lookup", "%s nth=%lu step %d: key %u: ret %d id %u, model "
+			       "inner %d id %u", ctx, ctx_nth, ctx_step, k, ret, id, outer_slot[k],
+			       outer_slot[k] < 0 ? 0 : rec[outer_slot[k]].id);
+	return ok;
+}
+
+static int outer_count(void)
+{
+	int n = 0;
+
+	for (int k = 0; k < NKEYS; k++)
+		n += outer_slot[k] >= 0;
+	return n;
+}
+
+/* get_next_key from the start: every present key once, nothing else. */
+static bool walk(struct bpf_map *o, bool *nomem)
+{
+	bool seen[NKEYS] = { false };
+	u32 k, nk, len;
+	int ret, n = 0;
+	void *from = NULL;
+
+	*nomem = false;
+	for (;;) {
+		len = KS;
+		ret = ksim_bpf_map_get_next_key(o, from, KS, &nk, &len);
+		if (ret)
+			break;
+		if (nk >= NKEYS || seen[nk] || outer_slot[nk] < 0 || ++n > NKEYS) {
+			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: key %u (twice %d)",
+				       ctx, ctx_nth, ctx_step, nk, nk < NKEYS && seen[nk]);
+			return false;
+		}
+		seen[nk] = true;
+		k = nk;
+		from = &k;
+	}
+	if (ret == -ENOMEM) {
+		*nomem = true;
+		return true;
+	}
+	if (ret != -ENOENT || n != outer_count()) {
+		ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: ended %d after %d keys, model %d",
+			       ctx, ctx_nth, ctx_step, ret, n, outer_count());
+		return false;
+	}
+	return true;
+}
+
+static bool injected_since(unsigned long *seen)
+{
+	unsigned long f = ksim_fault_failures();
+	bool ret = f != *seen;
+
+	*seen = f;
+	return ret;
+}
+
+static int live_inners(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < nrec; i++)
+		n += !rec[i].freed && (rec[i].open || rec[i].outer_refs);
+	return n;
+}
+
+/* Closed fds are reused (the lowest free one, as the kernel's): is @fd open now? */
+static bool fd_in_use(int fd, struct bpf_map *o)
+{
+	if (fd == ksim_bpf_map_fd(o))
+		return true;
+	for (int i = 0; i < nrec; i++)
+		if (rec[i].open && rec[i].fd == fd)
+			return true;
+	return false;
+}
+
+/* A random open inner map (good or @bad ones), -1 if none. */
+static int pick_open(struct ksim_rng *rng, bool bad)
+{
+	int cand[NREC], n = 0;
+
+	for (int i = 0; i < nrec; i++)
+		if (rec[i].open && rec[i].bad == bad)
+			cand[n++] = i;
+	return n ? cand[ksim_rng_below(rng, n)] : -1;
+}
+
+/*
+ * One run: @nops random commands from @seed on an outer map with
+ * @oflags; @nth > 0: the fault engine fails the nth allocation, and
+ * -ENOMEM is accepted from the command it was injected into (which must
+ * then have changed nothing).  Returns false after the first mismatch.
+ */
+static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *name)
+{
+	unsigned long seen = ksim_fault_failures();
+	struct ksim_rng rng;
+	struct bpf_map *o;
+	int tmpl, err, ret, step;
+	bool ok = true;
+
+	ctx = name;
+	ctx_nth = nth;
+	ctx_step = -1;
+	setup();
+	ksim_rng_seed(&rng, seed);
+	ksim_bpf_random_reseed(seed);
+	tmpl = good_inner(IMAX, &err);
+	if (tmpl < 0) {
+		KSIM_EXPECT(err == -ENOMEM && injected_since(&seen), "%s nth=%lu: template: %d", name, nth, err);
+		teardown();
+		return true;
+	}
+	o = new_outer(oflags, tmpl, &err);
+	if (!o) {
+		KSIM_EXPECT(err == -ENOMEM && injected_since(&seen), "%s nth=%lu: outer: %d", name, nth, err);
+		close_inner(tmpl);
+		ok = check_inners(false);
+		goto out;
+	}
+	/* mismatched maps: key size, value size, type, flags */
+	new_inner(&inner_v, 8, IVS, IMAX, 0, true, &err);
+	new_inner(&inner_v, KS, 16, IMAX, 0, true, &err);
+	new_inner(ksim_bpf_variant_find("lru_hash"), KS, IVS, IMAX, 0, true, &err);
+	new_inner(&inner_v, KS, IVS, IMAX, BPF_F_NO_PREALLOC, true, &err);
+	for (step = 0; step < nops && ok; step++) {
+		u32 op = ksim_rng_below(&rng, 100), k = ksim_rng_below(&rng, NKEYS);
+		bool present = outer_slot[k] >= 0;
+
+		ctx_step = step;
+		if (op < 40) {
+			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
+			u64 f = flags[ksim_rng_below(&rng, 4)];
+			u32 how = ksim_rng_below(&rng, 10);
+			int i = -1, fd, expect;
+
+			if (how == 0) {			/* a closed or never-opened fd */
+				fd = 2000 + (int)ksim_rng_below(&rng, 50);
+				for (int j = 0; j < nrec; j++)
+					if (!rec[j].open && ksim_rng_below(&rng, 2) && !fd_in_use(rec[j].fd, o))
+						fd = rec[j].fd;
+				expect = -EBADF;
+			} else if (how == 1) {		/* mismatched meta, or the outer map itself */
+				i = pick_open(&rng, true);
+				fd = i < 0 ? ksim_bpf_map_fd(o) : rec[i].fd;
+				i = -1;
+				expect = -EINVAL;
+			} else {
+				i = pick_open(&rng, false);
+				if (i < 0)
+					continue;
+				fd = rec[i].fd;
+				if (present && f == BPF_NOEXIST)
+					expect = -EEXIST;
+				else if (!present && f == BPF_EXIST)
+					expect = -ENOENT;
+				else if (!present && outer_count() == OMAX)
+					expect = -E2BIG;
+				else
+					expect = 0;
+			}
+			ret = ksim_bpf_map_update(o, &k, KS, &fd, f);
+			if (ret == -ENOMEM && injected_since(&seen)) {
+				/* nothing changed: checked below */
+			} else if (ret != expect) {
+				ksim_test_fail(__FILE__, __LINE__, "update", "%s nth=%lu step %d: key %u fd %d "
+					       "(inner %d) flags %llu: %d, model %d", name, nth, step, k, fd, i,
+					       (unsigned long long)f, ret, expect);
+				ok = false;
+			} else if (!ret) {
+				if (present)
+					drop_ref(outer_slot[k], true);	/* replaced: need_defer */
+				rec[i].outer_refs++;
+				outer_slot[k] = i;
+			}
+		} else if (op < 55) {
+			ret = ksim_bpf_map_delete(o, &k, KS);
+			if (ret == -ENOMEM && injected_since(&seen)) {
+			} else if (ret != (present ? 0 : -ENOENT)) {
+				ksim_test_fail(__FILE__, __LINE__, "delete", "%s nth=%lu step %d: key %u: %d "
+					       "(present %d)", name, nth, step, k, ret, present);
+				ok = false;
+			} else if (present) {
+				drop_ref(outer_slot[k], true);
+				outer_slot[k] = -1;
+			}
+		} else if (op < 65) {
+			ok = user_lookup(o, k);
+		} else if (op < 75) {
+			ok = prog_lookup(o, k);
+		} else if (op < 80) {
+			bool nomem;
+
+			ok = walk(o, &nomem);
+			if (nomem && !injected_since(&seen)) {
+				ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: -ENOMEM", name,
+					       nth, step);
+				ok = false;
+			}
+		} else if (op < 87) {
+			int i = pick_open(&rng, false);
+
+			if (i >= 0)
+				close_inner(i);
+		} else if (op < 95) {
+			if (live_inners() < NLIVE &&
+			    good_inner(ksim_rng_below(&rng, 2) ? IMAX : 2 * IMAX, &err) >= 0) {
+				/* a failed element update (the driver's value copy) leaves it empty */
+				if (!rec[nrec - 1].has_val && !injected_since(&seen)) {
+					ksim_test_fail(__FILE__, __LINE__, "inner update", "%s nth=%lu step %d",
+						       name, nth, step);
+					ok = false;
+				}
+			} else if (live_inners() < NLIVE) {
+				if (!(err == -ENOMEM && injected_since(&seen))) {
+					ksim_test_fail(__FILE__, __LINE__, "create", "%s nth=%lu step %d: inner: %d",
+						       name, nth, step, err);
+					ok = false;
+				}
+			}
+		} else {
+			grace_period();
+			ok = check_inners(true);
+		}
+		/* the key, whatever the command: the user and the program see the model */
+		ok = ok && check_inners(false) && user_lookup(o, k) && prog_lookup(o, k);
+	}
+	ctx_step = nops;
+	free_outer(o);
+	ok = ok && check_inners(false);
+out:
+	for (int i = 0; i < nrec; i++)
+		if (rec[i].open)
+			close_inner(i);
+	ok = ok && check_inners(false);
+	grace_period();
+	ok = ok && check_inners(true);
+	for (int i = 0; i < nrec && ok; i++)
+		if (!rec[i].freed && rec[i].m->ops == &counted_ops) {
+			ksim_test_fail(__FILE__, __LINE__, "all freed", "%s nth=%lu: inner %d never freed",
+				       name, nth, i);
+			ok = false;
+		}
+	teardown();
+	return ok;
+}
+
+KSIM_TEST(mim_basics)
+{
+	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = 8, .max_entries = OMAX };
+	struct bpf_map *o, *bad;
+	int tmpl, big, other, err, fd;
+	u32 k = 1, id;
+
+	ctx = "basics";
+	setup();
+	tmpl = good_inner(IMAX, &err);
+	KSIM_ASSERT(tmpl >= 0, "create: %d", err);
+	/* fd_htab_map_alloc_check(): the value is a u32 fd */
+	a.inner_map_fd = rec[tmpl].fd;
+	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	KSIM_EXPECT(!bad && err == -EINVAL, "value_size 8: %d", err);
+	a.value_size = sizeof(u32);
+	a.inner_map_fd = 999;
+	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	KSIM_EXPECT(!bad && err == -EBADF, "bad inner fd: %d", err);
+	o = new_outer(0, tmpl, &err);
+	KSIM_ASSERT(o, "outer: %d", err);
+	/* map-in-map as the template: "Does not support >1 level" */
+	a.inner_map_fd = ksim_bpf_map_fd(o);
+	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	KSIM_EXPECT(!bad && err == -EINVAL, "outer map as inner template: %d", err);
+	KSIM_EXPECT(atomic64_read(&rec[tmpl].m->refcnt) == 1, "the template keeps no reference");
+
+	/* the meta check: each difference refused, no reference taken */
+	{
+		int bads[] = {
+			new_inner(&inner_v, 8, IVS, IMAX, 0, true, &err),
+			new_inner(&inner_v, KS, 16, IMAX, 0, true, &err),
+			new_inner(ksim_bpf_variant_find("lru_hash"), KS, IVS, IMAX, 0, true, &err),
+			new_inner(&inner_v, KS, IVS, IMAX, BPF_F_NO_PREALLOC, true, &err),
+		};
+		for (unsigned int i = 0; i < ARRAY_SIZE(bads); i++) {
+			KSIM_ASSERT(bads[i] >= 0, "mismatched inner %u", i);
+			fd = rec[bads[i]].fd;
+			err = ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY);
+			KSIM_EXPECT(err == -EINVAL, "mismatched inner %u: %d", i, err);
+		}
+		fd = ksim_bpf_map_fd(o);
+		err = ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(err == -EINVAL, "the outer map into itself: %d", err);
+		KSIM_EXPECT(check_inners(false), "after refused updates");
+	}
+	/* max_entries may differ (hash maps' map_meta_equal ignores it) */
+	big = good_inner(2 * IMAX, &err);
+	fd = rec[big].fd;
+	err = ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY);
+	KSIM_EXPECT(!err, "inner with other max_entries: %d", err);
+	rec[big].outer_refs++;
+	outer_slot[k] = big;
+	KSIM_EXPECT(check_inners(false) && user_lookup(o, k) && prog_lookup(o, k), "after insert");
+	id = 0;
+	KSIM_EXPECT(!ksim_bpf_map_lookup(o, &k, KS, &id, 0) && id == rec[big].m->id && id,
+		    "user lookup: id %u, map id %u", id, rec[big].m->id);
+
+	/* replace after closing the fd: the last reference goes, the free waits for a GP */
+	close_inner(big);
+	KSIM_EXPECT(check_inners(false), "closed, still in the outer map");
+	other = good_inner(IMAX, &err);
+	fd = rec[other].fd;
+	KSIM_EXPECT(ksim_bpf_map_update(o, &k, KS, &fd, BPF_EXIST) == 0, "replace");
+	drop_ref(big, true);
+	rec[other].outer_refs++;
+	outer_slot[k] = other;
+	KSIM_EXPECT(!rec[big].freed, "replaced inner freed before the grace period");
+	/* no sleepable user: one RCU grace period (6.12+), not RCU tasks trace (6.1: always) */
+	if (!rec[big].freed)	/* else freed memory */
+		KSIM_EXPECT(KSIM_HAVE_BPF_FD_PUT_SLEEPABLE ?
+			    rec[big].m->free_after_rcu_gp && !rec[big].m->free_after_mult_rcu_gp :
+			    rec[big].m->free_after_mult_rcu_gp, "deferral: rcu %d mult %d",
+			    rec[big].m->free_after_rcu_gp, rec[big].m->free_after_mult_rcu_gp);
+	KSIM_EXPECT(check_inners(false) && prog_lookup(o, k), "after replace");
+	grace_period();
+	KSIM_EXPECT(rec[big].freed, "replaced inner not freed after the grace period");
+	KSIM_EXPECT(check_inners(true), "after replace + GP");
+
+	/* delete: the same */
+	close_inner(other);
+	KSIM_EXPECT(ksim_bpf_map_delete(o, &k, KS) == 0, "delete");
+	drop_ref(other, true);
+	outer_slot[k] = -1;
+	KSIM_EXPECT(!rec[other].freed && check_inners(false) && prog_lookup(o, k), "after delete");
+	grace_period();
+	KSIM_EXPECT(rec[other].freed && check_inners(true), "deleted inner after the GP");
+
+	/* a sleepable program's outer map defers by RCU tasks trace (6.12+; 6.1: always) */
+	other = good_inner(IMAX, &err);
+	fd = rec[other].fd;
+	KSIM_EXPECT(!ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY), "insert");
+	atomic64_set(&o->sleepable_refcnt, 1);
+	KSIM_EXPECT(!ksim_bpf_map_delete(o, &k, KS), "delete");
+	atomic64_set(&o->sleepable_refcnt, 0);
+	KSIM_EXPECT(rec[other].m->free_after_mult_rcu_gp &&
+		    (!KSIM_HAVE_BPF_FD_PUT_SLEEPABLE || !rec[other].m->free_after_rcu_gp),
+		    "sleepable: mult %d rcu %d", rec[other].m->free_after_mult_rcu_gp,
+		    rec[other].m->free_after_rcu_gp);
+	rec[other].defer = true;
+	KSIM_EXPECT(!ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY), "insert");
+	KSIM_EXPECT(!rec[other].m->free_after_rcu_gp || !KSIM_HAVE_BPF_FD_PUT_SLEEPABLE, "flags kept");
+	rec[other].outer_refs++;
+	outer_slot[k] = other;
+
+	/* the outer map's free puts its inner maps without deferring (need_defer false) */
+	big = good_inner(IMAX, &err);
+	fd = rec[big].fd;
+	k = 2;
+	KSIM_EXPECT(!ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY), "insert");
+	rec[big].outer_refs++;
+	outer_slot[k] = big;
+	close_inner(big);
+	close_inner(other);
+	KSIM_EXPECT(check_inners(false), "before the outer map's free");
+	free_outer(o);
+	KSIM_EXPECT(rec[big].freed, "inner freed with the outer map, no deferral");
+	KSIM_EXPECT(!rec[other].freed, "an inner map once put with need_defer still waits");
+	KSIM_EXPECT(check_inners(false), "after the outer map's free");
+	for (int i = 0; i < nrec; i++)
+		if (rec[i].open)
+			close_inner(i);
+	grace_period();
+	KSIM_EXPECT(check_inners(true), "the end");
+	teardown();
+}
+
+KSIM_TEST(mim_random)
+{
+	struct ksim_slab_stats before, after;
+	u64 seed = ksim_rng_next(ksim_test_rng());
+
+	rcu_barrier();
+	ksim_slab_totals(&before);
+	for (int r = 0; r < 100; r++, seed++)
+		if (!run(seed, 300, r & 1 ? BPF_F_NO_PREALLOC : 0, 0, "random"))
+			break;
+	rcu_barrier();
+	ksim_slab_totals(&after);
+	KSIM_EXPECT(after.live == before.live, "%ld objects leaked", (long)(after.live - before.live));
+}
+
+/*
+ * Programs on other CPUs using inner maps while the outer map's entries are
+ * replaced and deleted, each inner map's only reference being the outer
+ * entry (its fd closed at once): the grace period (RCU's worker here, not
+ * inline) must keep every inner map a reader found alive until its read
+ * section ends.  A free without it shows as a use after free (ASan) or a
+ * wrong value.
+ */
+#define RD_KEYS		4
+#define RD_MAGIC	0x6d696d00ULL
+static struct bpf_map *rd_outer;
+static int rd_stop;
+static unsigned long rd_found, rd_bad;
+
+static void *reader(void *arg)
+{
+	struct ksim_rng rng;
+	unsigned long found = 0, bad = 0;
+	u32 key0 = 0;
+
+	rcu_register_thread();
+	ksim_set_cpu((int)(long)arg);
+	ksim_rng_seed(&rng, ksim_test_seed() + (long)arg);
+	while (!READ_ONCE(rd_stop)) {
+		u32 k = ksim_rng_below(&rng, RD_KEYS);
+		struct bpf_map *in;
+		u64 *v;
+
+		rcu_read_lock();
+		in = ksim_bpf_map_lookup_ptr(rd_outer, &k, KS);
+		if (in) {
+			found++;
+			v = ksim_bpf_map_lookup_ptr(in, &key0, KS);
+			if (!v || (READ_ONCE(*v) >> 32) != RD_MAGIC >> 8 || READ_ONCE(in->key_size) != KS)
+				bad++;
+		}
+		rcu_read_unlock();
+	}
+	__atomic_add_fetch(&rd_found, found, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&rd_bad, bad, __ATOMIC_RELAXED);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+KSIM_TEST(mim_readers)
+{
+	const struct ksim_bpf_variant *hash = ksim_bpf_variant_find("hash");
+	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = IVS, .max_entries = IMAX };
+	struct ksim_rng *rng = ksim_test_rng();
+	struct bpf_map *tmpl, *in;
+	pthread_t th[2];
+	u32 key0 = 0;
+	int err, fd;
+
+	tmpl = ksim_bpf_map_create(hash, &a, &err);
+	KSIM_ASSERT(tmpl, "template: %d", err);
+	{
+		struct ksim_bpf_map_attr oa = { .key_size = KS, .value_size = sizeof(u32),
+						.max_entries = OMAX, .inner_map_fd = ksim_bpf_map_fd(tmpl) };
+
+		rd_outer = ksim_bpf_map_create(&outer_v, &oa, &err);
+	}
+	KSIM_ASSERT(rd_outer, "outer: %d", err);
+	ksim_bpf_map_free(tmpl);
+	rd_stop = 0;
+	rd_found = rd_bad = 0;
+	for (long i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, reader, (void *)(i + 1));
+	ksim_set_cpu(0);
+	for (u64 i = 0; i < 10000; i++) {
+		u32 k = ksim_rng_below(rng, RD_KEYS);
+		u64 v = (RD_MAGIC >> 8) << 32 | i;
+
+		if (ksim_rng_below(rng, 4) == 0) {
+			ksim_bpf_map_delete(rd_outer, &k, KS);
+			continue;
+		}
+		in = ksim_bpf_map_create(hash, &a, &err);
+		KSIM_ASSERT(in, "inner: %d", err);
+		KSIM_ASSERT(!ksim_bpf_map_update(in, &key0, KS, &v, BPF_ANY));
+		fd = ksim_bpf_map_fd(in);
+		err = ksim_bpf_map_update(rd_outer, &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(!err, "update: %d", err);
+		ksim_bpf_map_free(in);	/* the outer entry holds the only reference now */
+	}
+	WRITE_ONCE(rd_stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ksim_set_cpu(-1);
+	if (ksim_verbose > 1)
+		printf("# readers found %lu inner maps, %lu wrong\n", rd_found, rd_bad);
+	KSIM_EXPECT(rd_bad == 0, "%lu of %lu reads wrong", rd_bad, rd_found);
+	ksim_bpf_map_free(rd_outer);
+	rcu_barrier();
+	ksim_run_pending_work();	/* the deferred frees */
+}
+
+static void sweep(u32 oflags, const char *name)
+{
+	struct ksim_fault_config count = { .nth = ~0UL };
+	struct ksim_slab_stats before, after;
+	unsigned long total, injected = 0;
+	const u64 seed = 0x6d696d;	/* fixed: the sweep is exhaustive and replays identically */
+
+	ksim_set_cpu(0);
+	ksim_fault_set(&count);
+	run(seed, 120, oflags, 0, name);
+	total = ksim_fault_calls();
+	if (ksim_verbose > 2)	/* -v -v: the sites the sequence reaches */
+		ksim_fault_report(stdout);
+	ksim_fault_reset();
+	KSIM_ASSERT(total > 0, "%s: no allocation seen", name);
+	for (unsigned long nth = 1; nth <= total; nth++) {
+		struct ksim_fault_config cfg = { .nth = nth, .times = 1 };
+		bool ok;
+
+		rcu_barrier();
+		ksim_slab_totals(&before);
+		ksim_fault_set(&cfg);
+		ok = run(seed, 120, oflags, nth, name);
+		injected += ksim_fault_failures();
+		ksim_fault_reset();
+		rcu_barrier();
+		ksim_slab_totals(&after);
+		KSIM_EXPECT(after.live == before.live, "%s nth=%lu: %ld objects leaked", name, nth,
+			    (long)(after.live - before.live));
+		if (!ok || after.live != before.live)
+			break;
+	}
+	ksim_set_cpu(-1);
+	if (ksim_verbose > 1)
+		printf("# %s: %lu allocations swept\n", name, total);
+	KSIM_EXPECT(injected == total, "%s: %lu of %lu runs had their failure injected", name, injected, total);
+}
+
+KSIM_TEST(mim_sweep) { sweep(0, "sweep"); }
+KSIM_TEST(mim_sweep_noprealloc) { sweep(BPF_F_NO_PREALLOC, "sweep_noprealloc"); }
+#endif
