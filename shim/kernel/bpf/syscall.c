@@ -180,11 +180,6 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 	return -ENOTSUPP;
 }
 
-void btf_type_seq_show(const struct btf *btf, u32 type_id, void *obj, struct seq_file *m)
-{
-	seq_puts(m, "<no BTF>");
-}
-
 void bpf_free_used_maps(void *aux) { }
 
 struct bpf_map *bpf_map_meta_alloc(int inner_map_ufd)
