@@ -63,6 +63,9 @@ ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[
   WHY "per-CPU map ops take BPF_F_CPU/BPF_F_ALL_CPUS (bpf_map_check_op_flags)")
 ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct bpf_map_ops rhtab_map_ops"
   WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
+ksim_feature(KSIM_HAVE_BPF_PERCPU_GEN_LOOKUP FILE kernel/bpf/hashtab.c
+  REGEX "^static int htab_percpu_map_gen_lookup\\("
+  WHY "per-CPU hash maps inline their lookup (htab_percpu_map_gen_lookup(), BPF_MOV64_PERCPU_REG)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"
