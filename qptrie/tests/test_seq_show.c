@@ -17,6 +17,10 @@
  * maps showing an element does not set its ref bit (the show functions
  * look up without marking, unlike a program's lookup).
  * seq_show_which: the variants with map_seq_show_elem are the ones tested.
+ * The per-CPU parts (seq_show_percpu_*) run apart as bpf/seq_show-percpu:
+ * on 6.1 creating a per-CPU hash with a key size that is not a multiple of
+ * 8 is a known UBSan report (docs/findings.toml,
+ * bpf-percpu-htab-misaligned-pptr), XFAIL there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,10 +177,11 @@ KSIM_TEST(seq_show_hash) { run("hash"); }
 KSIM_TEST(seq_show_hash_noprealloc) { run("hash_noprealloc"); }
 KSIM_TEST(seq_show_lru_hash) { run("lru_hash"); }
 KSIM_TEST(seq_show_lru_hash_nocommon) { run("lru_hash_nocommon"); }
+/* seq_show_percpu_*: their own CTest, bpf/seq_show-percpu (6.1: a known finding) */
 KSIM_TEST(seq_show_percpu_hash) { run("percpu_hash"); }
 KSIM_TEST(seq_show_percpu_hash_noprealloc) { run("percpu_hash_noprealloc"); }
-KSIM_TEST(seq_show_lru_percpu_hash) { run("lru_percpu_hash"); }
-KSIM_TEST(seq_show_lru_percpu_hash_nocommon) { run("lru_percpu_hash_nocommon"); }
+KSIM_TEST(seq_show_percpu_lru_hash) { run("lru_percpu_hash"); }
+KSIM_TEST(seq_show_percpu_lru_hash_nocommon) { run("lru_percpu_hash_nocommon"); }
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(seq_show_rhash) { run("rhash"); }
 #endif
