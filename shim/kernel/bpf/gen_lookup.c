@@ -54,7 +54,7 @@ noinline u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 #define KSIM_BPF_POISON	0x6b73696d706f6973ULL	/* r1-r5 after a call */
 #define KSIM_BPF_STEPS	64			/* the generators write no loop */
 
-static char interp_err[160];
+static __thread char interp_err[160];	/* per thread: stress programs run lookups in parallel */
 
 const char *ksim_bpf_interp_error(void)
 {
@@ -205,7 +205,10 @@ int ksim_bpf_prog_gen_lookup(struct bpf_map *map, void *key, void **ret)
 		regs[r] = KSIM_BPF_POISON;
 	regs[BPF_REG_1] = (u64)(uintptr_t)map;
 	regs[BPF_REG_2] = (u64)(uintptr_t)key;
+	/* a program runs with migration disabled (bpf_prog_run_pin_on_cpu()) */
+	migrate_disable();
 	err = ksim_bpf_interp(buf, cnt, regs);
+	migrate_enable();
 	*ret = (void *)(uintptr_t)regs[BPF_REG_0];
 	return err;
 }
