@@ -73,6 +73,9 @@ ksim_feature(KSIM_HAVE_BPF_FD_PUT_SLEEPABLE FILE kernel/bpf/map_in_map.c REGEX "
 ksim_feature(KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU FILE kernel/bpf/hashtab.c
   REGEX "the following rcu_read_lock\\(\\) is only used to avoid"
   WHY "bpf_fd_htab_map_update_elem() takes rcu_read_lock() itself; the syscall no longer does")
+ksim_feature(KSIM_HAVE_BPF_PERCPU_GEN_LOOKUP FILE kernel/bpf/hashtab.c
+  REGEX "^static int htab_percpu_map_gen_lookup\\("
+  WHY "per-CPU hash maps inline their lookup (htab_percpu_map_gen_lookup(), BPF_MOV64_PERCPU_REG)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"

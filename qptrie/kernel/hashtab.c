@@ -44,3 +44,27 @@ unsigned int ksim_rhtab_table(struct bpf_map *map, bool *nested, bool *rehashing
 	return size;
 }
 #endif
+
+/*
+ * Ours, not the kernel's: the LRU ref bit of @key's element on an LRU hash
+ * map (-1: absent, or not an LRU map), cleared after reading when @clear,
+ * for qptrie/tests/test_gen_lookup.c (the inlined lookup must set it as
+ * htab_lru_map_lookup_elem() does).
+ */
+int ksim_htab_lru_ref(struct bpf_map *map, const void *key, bool clear)
+{
+	struct htab_elem *l;
+	int ref = -1;
+
+	if (map->ops != &htab_lru_map_ops && map->ops != &htab_lru_percpu_map_ops)
+		return -1;
+	rcu_read_lock();
+	l = __htab_map_lookup_elem(map, (void *)key);
+	if (l) {
+		ref = READ_ONCE(l->lru_node.ref);
+		if (clear)
+			WRITE_ONCE(l->lru_node.ref, 0);
+	}
+	rcu_read_unlock();
+	return ref;
+}

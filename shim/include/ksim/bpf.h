@@ -188,4 +188,25 @@ int ksim_bpf_prog_update(struct bpf_map *map, const void *key, u32 key_len,
 			 void *value, u64 flags);
 int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len);
 
+/*
+ * A program's bpf_map_lookup_elem() as the verifier inlines it: the
+ * instructions ops->map_gen_lookup() writes, run by the shim's interpreter
+ * (shim/kernel/bpf/gen_lookup.c) with r1 = @map, r2 = @key; *@ret gets r0.
+ * 0, or -ENOTSUPP (no map_gen_lookup), -EOPNOTSUPP (the generator declined:
+ * the verifier keeps the helper call), -EFAULT (a count the verifier
+ * refuses), -EINVAL (an instruction the interpreter does not know or may
+ * not run); then ksim_bpf_interp_error() says which.  Caller holds
+ * rcu_read_lock(), as a program does, and is on the CPU it wants.
+ */
+int ksim_bpf_prog_gen_lookup(struct bpf_map *map, void *key, void **ret);
+const char *ksim_bpf_interp_error(void);
+/* The interpreter itself: @cnt instructions on @regs (r0..r10). */
+int ksim_bpf_interp(const struct bpf_insn *insn, int cnt, u64 regs[MAX_BPF_REG]);
+/*
+ * The map's bpffs file on @key (ops->map_seq_show_elem(); seq_show.c says
+ * how keys and values print without BTF): a malloc'd string (free()),
+ * empty when the key is absent; NULL without the op or on a wrong key length.
+ */
+char *ksim_bpf_map_seq_show_elem(struct bpf_map *map, const void *key, u32 key_len);
+
 #endif

@@ -417,7 +417,8 @@ s64 bpf_map_sum_elem_count(const struct bpf_map *map);
 DECLARE_PER_CPU(int, bpf_prog_active);
 static inline void bpf_disable_instrumentation(void) { migrate_disable(); }
 static inline void bpf_enable_instrumentation(void) { migrate_enable(); }
-static inline bool bpf_jit_supports_percpu_insn(void) { return false; }
+/* x86-64's JIT (bpf_jit_comp.c) does BPF_MOV64_PERCPU_REG; so does ours (gen_lookup.c). */
+static inline bool bpf_jit_supports_percpu_insn(void) { return true; }
 
 #define bpf_rcu_lock_held()	(rcu_read_lock_held() || rcu_read_lock_trace_held() || \
 				 rcu_read_lock_bh_held())

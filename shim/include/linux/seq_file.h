@@ -16,6 +16,13 @@ struct seq_file {
 	void *private;
 	/* a bpf_iter's seq_file (shim/kernel/bpf/bpf_iter.c): its map's iterator */
 	const struct bpf_iter_seq_info *ksim_bpf_iter;
+	/*
+	 * A map file's seq_file (ksim_bpf_map_seq_show_elem(), seq_show.c):
+	 * with no BTF, btf_type_seq_show() prints ksim_key_size bytes of the
+	 * object that is ksim_key, ksim_value_size bytes of any other.
+	 */
+	const void *ksim_key;
+	u32 ksim_key_size, ksim_value_size;
 };
 struct seq_operations {
 	void *(*start)(struct seq_file *m, loff_t *pos);

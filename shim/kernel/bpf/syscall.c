@@ -213,11 +213,6 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 	return -ENOTSUPP;
 }
 
-void btf_type_seq_show(const struct btf *btf, u32 type_id, void *obj, struct seq_file *m)
-{
-	seq_puts(m, "<no BTF>");
-}
-
 void bpf_free_used_maps(void *aux) { }
 
 #if !KSIM_HAVE_BPF_HTAB_OF_MAPS	/* else the tree's map_in_map.c and map_fd.c */
