@@ -27,17 +27,18 @@
  * tested here (a tree that gives another map one fails until it is added).
  * gen_lookup_interp_refuses: the interpreter refuses what it does not know.
  *
- * Hook for map-in-map (hashtab.c's htab_of_map_gen_lookup): once a
- * hash_of_maps variant registers, add it to which_gen[] and give it a
- * test like these with a value check of its own (r0 is then the inner
- * map, what htab_of_map_lookup_elem() returns, not a pointer to the value
- * bytes); the r0 == ops->map_lookup_elem() comparison holds unchanged.
+ * gen_lookup_hash_of_maps (trees with map_in_map.c): the outer map of
+ * map-in-map (not a registered variant: bpf/map_in_map has its own), for
+ * the same key sizes, preallocated and not: random updates with inner maps,
+ * replaces and deletes; r0 is the inner map itself, what
+ * htab_of_map_lookup_elem() returns, and the one the test stored.
  */
 #include <stdlib.h>
 
 #include <linux/kernel.h>
 #include <linux/filter.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <ksim/bpf.h>
 #include <ksim/test.h>
 #include <qptrie/model.h>
@@ -234,6 +235,88 @@ KSIM_TEST(gen_lookup_percpu_hash_noprealloc) { run("percpu_hash_noprealloc"); }
 #endif
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(gen_lookup_rhash) { run("rhash"); }
+#endif
+
+#if KSIM_HAVE_BPF_HTAB_OF_MAPS
+extern const struct bpf_map_ops htab_of_maps_map_ops;
+
+#define NINNER	4
+
+static void run_of_maps(u32 ks, u32 flags)
+{
+	static const struct ksim_bpf_variant outer_v = {
+		"hash_of_maps", &htab_of_maps_map_ops, BPF_MAP_TYPE_HASH_OF_MAPS, 0,
+		KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_KERNEL,
+	};
+	struct ksim_bpf_map_attr ia = { .key_size = 4, .value_size = 8, .max_entries = 4 };
+	struct ksim_rng *rng = ksim_test_rng();
+	struct bpf_map *inner[NINNER], *outer, *held[48] = { NULL };
+	unsigned long present = 0, absent = 0;
+	int err;
+
+	for (int n = 0; n < NINNER; n++) {
+		inner[n] = ksim_bpf_map_create(ksim_bpf_variant_find("hash"), &ia, &err);
+		KSIM_ASSERT(inner[n], "create inner map: %d", err);
+	}
+	struct ksim_bpf_map_attr oa = { .key_size = ks, .value_size = sizeof(u32), .max_entries = 32,
+					.map_flags = flags, .inner_map_fd = ksim_bpf_map_fd(inner[0]) };
+
+	outer = ksim_bpf_map_create(&outer_v, &oa, &err);
+	KSIM_ASSERT(outer, "create hash of maps k%u flags %#x: %d", ks, flags, err);
+	KSIM_ASSERT(outer->ops->map_gen_lookup, "hash of maps without map_gen_lookup");
+	G.ks = ks;
+	for (u32 n = 0; n < 600 && ksim_problem_count(KSIM_P_TEST) < 10; n++) {
+		u32 i = ksim_rng_below(rng, ARRAY_SIZE(held)), dice = ksim_rng_below(rng, 100);
+		u8 *key = malloc(ks);	/* exactly key_size bytes: an over-read is an ASan report */
+		void *got = NULL, *want;
+
+		KSIM_ASSERT(key);
+		key_of(key, i);
+		if (dice < 40) {
+			u32 w = ksim_rng_below(rng, NINNER), fd = ksim_bpf_map_fd(inner[w]);
+
+			err = ksim_bpf_map_update(outer, key, ks, &fd, BPF_ANY);
+			KSIM_EXPECT(!err || (err == -E2BIG && !held[i]), "update k%u %u: %d", ks, i, err);
+			if (!err)
+				held[i] = inner[w];
+		} else if (dice < 60) {
+			err = ksim_bpf_map_delete(outer, key, ks);
+			KSIM_EXPECT(err == (held[i] ? 0 : -ENOENT), "delete k%u %u: %d", ks, i, err);
+			held[i] = NULL;
+		} else {
+			ksim_set_cpu(ksim_rng_below(rng, nr_cpu_ids));
+			rcu_read_lock();
+			err = ksim_bpf_prog_gen_lookup(outer, key, &got);
+			want = outer->ops->map_lookup_elem(outer, key);
+			rcu_read_unlock();
+			ksim_set_cpu(-1);
+			KSIM_EXPECT(!err, "k%u %u: gen_lookup %d: %s", ks, i, err, ksim_bpf_interp_error());
+			KSIM_EXPECT(got == want && got == held[i],
+				    "k%u key %u: inlined lookup %p, map_lookup_elem %p, stored inner map %p",
+				    ks, i, got, want, held[i]);
+			if (held[i])
+				present++;
+			else
+				absent++;
+		}
+		free(key);
+	}
+	KSIM_EXPECT(present && absent, "k%u: %lu present and %lu absent keys looked up", ks, present,
+		    absent);
+	ksim_bpf_map_free(outer);
+	for (int n = 0; n < NINNER; n++)
+		ksim_bpf_map_free(inner[n]);
+	rcu_barrier();
+	ksim_run_pending_work();	/* inner maps a delete or replace let go of: freed after the grace period */
+}
+
+KSIM_TEST(gen_lookup_hash_of_maps)
+{
+	for (size_t s = 0; s < ARRAY_SIZE(shapes) && ksim_problem_count(KSIM_P_TEST) < 10; s++) {
+		run_of_maps(shapes[s].ks, 0);
+		run_of_maps(shapes[s].ks, BPF_F_NO_PREALLOC);
+	}
+}
 #endif
 
 /* The variants with map_gen_lookup: exactly the ones tested above. */
