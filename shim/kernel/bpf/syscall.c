@@ -5,8 +5,8 @@
  * bpf_map_kmalloc_node, ...) and a driver (ksim/bpf.h) doing what the
  * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
  * around the ops, value copies through a buffer, -ENOENT for a missing
- * element.  Differences: no file descriptors, no BTF (a map with
- * btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
+ * element.  Differences: no file descriptors, no BTF (special fields of
+ * the value come from ksim_bpf_map_attr.fields: btf_record.c), no generic batch commands
  * (generic_map_*_batch return -ENOTSUPP), programs only as C callbacks (the
  * verifier hooks return -ENOTSUPP; map iterators: bpf_iter.c), map_free
  * runs synchronously at the final put.
@@ -32,6 +32,8 @@
 #endif
 
 DEFINE_PER_CPU(int, bpf_prog_active);
+
+int ksim_bpf_map_check_btf(struct bpf_map *map, const struct ksim_bpf_map_attr *a);	/* btf_record.c */
 
 /* ---- helpers kernel map code calls ---- */
 
@@ -131,8 +133,13 @@ void bpf_map_inc_with_uref(struct bpf_map *map)
 
 void bpf_map_put(struct bpf_map *map)
 {
-	if (atomic64_dec_and_test(&map->refcnt))
+	struct btf_record *rec = map->record;
+
+	/* bpf_map_free(): the record outlives map_free, which uses it */
+	if (atomic64_dec_and_test(&map->refcnt)) {
 		map->ops->map_free(map);
+		btf_record_free(rec);
+	}
 }
 
 void bpf_map_put_with_uref(struct bpf_map *map)
@@ -418,6 +425,12 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	atomic64_set(&map->refcnt, 1);
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
+	/* map_check_btf(): special fields of the value (btf_record.c) */
+	err = ksim_bpf_map_check_btf(map, a);
+	if (err) {
+		map->ops->map_free(map);
+		goto fail;
+	}
 	*errp = 0;
 	return map;
 fail:
@@ -539,7 +552,10 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			err = -ENOENT;
 		} else {
 			err = 0;
-			copy_map_value(map, value, ptr);
+			if (flags & BPF_F_LOCK)
+				copy_map_value_locked(map, value, ptr, true);
+			else
+				copy_map_value(map, value, ptr);
 			check_and_init_map_value(map, value);
 		}
 		rcu_read_unlock();
