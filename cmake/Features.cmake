@@ -63,6 +63,10 @@ ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[
   WHY "per-CPU map ops take BPF_F_CPU/BPF_F_ALL_CPUS (bpf_map_check_op_flags)")
 ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct bpf_map_ops rhtab_map_ops"
   WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
+ksim_feature(KSIM_HAVE_BPF_BTF_RECORD FILE include/linux/bpf.h REGEX "^struct btf_record \\{"
+  WHY "map values' special fields are described by a struct btf_record (6.2+; 6.1 has spin_lock_off/kptr_off_tab)")
+ksim_feature(KSIM_HAVE_BPF_CANCEL_FIELDS FILE kernel/bpf/hashtab.c REGEX "^static void check_and_cancel_fields\\("
+  WHY "hashtab.c only cancels timers on delete/replace; kptrs stay with the element until it is freed (bpf_ma_set_dtor)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"
