@@ -372,6 +372,7 @@ int ksim_bpf_map_check_btf(struct bpf_map *map, const struct ksim_bpf_map_attr *
 		goto free_map_tab;
 	if ((rec->field_mask & BPF_KPTR) && !type_in(map->map_type, kptr_ok, ARRAY_SIZE(kptr_ok)))
 		goto free_map_tab;
+	ret = 0;
 	if (map->ops->map_check_btf) {
 		ret = map->ops->map_check_btf(map, NULL, &key_type, &value_type);
 		if (ret < 0)
