@@ -78,11 +78,12 @@ static void release(void *p, u8 field)
 		KSIM_EXPECT(0, "dtor %u called on %p, not an object of ours", field, p);
 		return;
 	}
-	KSIM_EXPECT(!o->released, "object %u released twice", o->id);
+	/* atomics: bpf_mem_alloc units are freed (dtor) from RCU callbacks, on another thread */
+	KSIM_EXPECT(!__atomic_exchange_n(&o->released, true, __ATOMIC_SEQ_CST),
+		    "object %u released twice", o->id);
 	KSIM_EXPECT(o->field == field, "object %u of field %u released by field %u's dtor",
 		    o->id, o->field, field);
-	o->released = true;
-	released_total++;
+	__atomic_add_fetch(&released_total, 1, __ATOMIC_SEQ_CST);
 }
 
 static void dtor1(void *p) { release(p, 1); }
@@ -211,7 +212,7 @@ static void check_all(struct run *r, bool evict_ok, const char *after)
 						    after, k, cpu, f, o);
 					continue;
 				}
-				KSIM_EXPECT(!o->released, "after %s: key %u cpu %u kptr%d: object %u was released",
+				KSIM_EXPECT(!__atomic_load_n(&o->released, __ATOMIC_SEQ_CST), "after %s: key %u cpu %u kptr%d: object %u was released",
 					    after, k, cpu, f, o->id);
 				KSIM_EXPECT(o->field == f, "after %s: object %u of kptr%u in kptr%d",
 					    after, o->id, o->field, f);
@@ -231,7 +232,7 @@ static void check_all(struct run *r, bool evict_ok, const char *after)
 	KSIM_EXPECT(ksim_bpf_timers_live() == timers, "after %s: %ld timers live, %ld in the map",
 		    after, ksim_bpf_timers_live(), timers);
 	if (r->eager)
-		KSIM_EXPECT((long)nobjs - released_total == in_map,
+		KSIM_EXPECT((long)nobjs - __atomic_load_n(&released_total, __ATOMIC_SEQ_CST) == in_map,
 			    "after %s: %ld objects unreleased, %ld in live elements", after,
 			    (long)nobjs - released_total, in_map);
 }
