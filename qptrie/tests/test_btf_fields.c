@@ -416,7 +416,8 @@ static void run_variant(const char *name)
 	u8 *buf;
 	int err;
 
-	printf("# %s: seed %llu\n", name, (unsigned long long)ksim_test_seed());
+	/* the harness prints the run seed and the replay line; this is the test's own, derived from it */
+	printf("# %s: test seed %llu\n", name, (unsigned long long)ksim_test_seed());
 	KSIM_ASSERT(v, "no variant %s", name);
 	r.percpu = v->kind & KSIM_BPF_KIND_PERCPU;
 	r.lru = v->kind & KSIM_BPF_KIND_LRU;
@@ -502,19 +503,37 @@ KSIM_TEST(btf_fields_refused)
 		{ "hash", { { BPF_KPTR_REF, 0, NULL } }, 1, -EINVAL },		/* no dtor */
 		{ "hash", { { BPF_TIMER, 0, NULL }, { BPF_KPTR_REF, 8, dtor1 } }, 2, -EINVAL },
 	};
+	int err;
 
 	for (u32 i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct ksim_bpf_variant *v = ksim_bpf_variant_find(cases[i].variant);
 		struct ksim_bpf_map_attr a = { .key_size = 8, .value_size = VS, .max_entries = 4,
 					       .fields = cases[i].f, .nr_fields = cases[i].n };
 		struct bpf_map *m;
-		int err;
 
 		m = ksim_bpf_map_create(v, &a, &err);
 		KSIM_EXPECT(!m && err == cases[i].err, "case %u (%s): map %p, err %d, want %d", i,
 			    cases[i].variant, m, err, cases[i].err);
 		if (m)
 			ksim_bpf_map_free(m);
+	}
+
+	/* BPF_F_LOCK needs a spin lock field: a map with other fields refuses it */
+	{
+		static const struct ksim_bpf_field f[] = { { BPF_TIMER, 0, NULL }, { BPF_KPTR_REF, 16, dtor1 } };
+		struct ksim_bpf_map_attr a = { .key_size = 8, .value_size = VS, .max_entries = 4,
+					       .fields = f, .nr_fields = 2 };
+		struct bpf_map *m = ksim_bpf_map_create(ksim_bpf_variant_find("lru_hash"), &a, &err);
+		u8 val[VS] = { 0 };
+		u64 key = 1;
+
+		KSIM_ASSERT(m, "lru_hash with a timer and a kptr: %d", err);
+		KSIM_EXPECT(ksim_bpf_map_update(m, &key, 8, val, BPF_F_LOCK) == -EINVAL);
+		KSIM_EXPECT(ksim_bpf_map_update(m, &key, 8, val, 0) == 0);
+		KSIM_EXPECT(ksim_bpf_map_lookup(m, &key, 8, val, BPF_F_LOCK) == -EINVAL);
+		KSIM_EXPECT(ksim_bpf_map_lookup_and_delete(m, &key, 8, val, BPF_F_LOCK) == -EINVAL);
+		KSIM_EXPECT(ksim_bpf_map_lookup_and_delete(m, &key, 8, val, 0) == 0);
+		ksim_bpf_map_free(m);
 	}
 }
 #endif
