@@ -76,6 +76,10 @@ ksim_feature(KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU FILE kernel/bpf/hashtab.c
 ksim_feature(KSIM_HAVE_BPF_PERCPU_GEN_LOOKUP FILE kernel/bpf/hashtab.c
   REGEX "^static int htab_percpu_map_gen_lookup\\("
   WHY "per-CPU hash maps inline their lookup (htab_percpu_map_gen_lookup(), BPF_MOV64_PERCPU_REG)")
+ksim_feature(KSIM_HAVE_BPF_BTF_RECORD FILE include/linux/bpf.h REGEX "^struct btf_record \\{"
+  WHY "map values' special fields are described by a struct btf_record (6.2+; 6.1 has spin_lock_off/kptr_off_tab)")
+ksim_feature(KSIM_HAVE_BPF_CANCEL_FIELDS FILE kernel/bpf/hashtab.c REGEX "^static void check_and_cancel_fields\\("
+  WHY "hashtab.c only cancels timers on delete/replace; kptrs stay with the element until it is freed (bpf_ma_set_dtor)")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"

@@ -98,6 +98,19 @@ void ksim_bpf_register_variants(const struct ksim_bpf_variant *table);
 const struct ksim_bpf_variant *ksim_bpf_variant(unsigned int i);	/* NULL past the last */
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
 
+/*
+ * A special field of the map value, as BTF would describe it: a
+ * BPF_SPIN_LOCK (struct bpf_spin_lock), BPF_TIMER (struct bpf_timer) or
+ * BPF_KPTR_REF (a referenced kptr: 8 bytes; @dtor releases the object, as
+ * the kernel type's registered destructor kfunc).  Fields must not overlap.
+ */
+struct ksim_bpf_field {
+	enum btf_field_type type;
+	u32 offset;
+	btf_dtor_kfunc_t dtor;
+};
+#define KSIM_BPF_MAX_FIELDS	11	/* BTF_FIELDS_MAX */
+
 struct ksim_bpf_map_attr {
 	u32 key_size;		/* dynptr maps: 0 (key size is map_extra) */
 	u32 value_size;
@@ -106,6 +119,14 @@ struct ksim_bpf_map_attr {
 	u64 map_extra;
 	int numa_node;
 	int inner_map_fd;	/* map-in-map: ksim_bpf_map_fd() of the inner map template */
+	/*
+	 * Special fields of the value (none: nr_fields 0).  The driver builds
+	 * map->record as btf_parse_fields() would and runs what the syscall's
+	 * map_check_btf() does (which map types take which fields, then
+	 * ops->map_check_btf()); the map is freed again on error.
+	 */
+	const struct ksim_bpf_field *fields;
+	u32 nr_fields;
 };
 
 /* The key shape: @key_size bytes, or for dynptr maps 1..@maxlen bytes (map_extra). */
@@ -208,5 +229,19 @@ int ksim_bpf_interp(const struct bpf_insn *insn, int cnt, u64 regs[MAX_BPF_REG])
  * empty when the key is absent; NULL without the op or on a wrong key length.
  */
 char *ksim_bpf_map_seq_show_elem(struct bpf_map *map, const void *key, u32 key_len);
+
+/*
+ * Programs' use of special fields (shim/kernel/bpf/btf_record.c):
+ * bpf_timer_init() on the timer field of @value (a pointer into @map's
+ * element, under rcu_read_lock): 0, -EPERM once the map has no user
+ * references, -EBUSY when already initialised.  The timer is an object the
+ * shim allocates; ksim_bpf_timers_live() counts those not yet freed by
+ * bpf_timer_cancel_and_free().  ksim_bpf_spin_lock_last(): the lock the
+ * calling thread last took with the bpf_spin_lock emulation, and how many
+ * it took in all.
+ */
+int ksim_bpf_prog_timer_init(struct bpf_map *map, void *value);
+long ksim_bpf_timers_live(void);
+void *ksim_bpf_spin_lock_last(unsigned long *count);
 
 #endif

@@ -6,9 +6,10 @@
  * (shim/kernel/bpf/syscall.c) and the dynptr key.  The uapi (union
  * bpf_attr, map types, flags, struct bpf_insn) is the tree's own.
  *
- * Stubbed honestly: maps here never have BTF (map->btf == NULL,
- * map->record == NULL), so no spin lock/timer/kptr fields, BPF_F_LOCK is
- * refused by the syscall layer as for such a map; no programs run (the
+ * Stubbed honestly: maps here never have BTF (map->btf == NULL); a map's
+ * value may still have special fields (map->record, spin lock/timer/kptrs,
+ * built by the driver from ksim_bpf_map_attr.fields; 6.1's spin_lock_off/
+ * kptr_off_tab scheme is not emulated); no programs run (the
  * verifier hooks exist so the ops tables compile, and are never called);
  * bpf_capable() is true (root); no memcg charging.
  */
@@ -205,7 +206,13 @@ struct bpf_array {
 	u32 index_mask;
 };
 
-/* Map value special fields (BTF): none without BTF. */
+/*
+ * Map value special fields (struct btf_record): the driver builds one from
+ * ksim_bpf_map_attr.fields as btf_parse_fields() would from BTF
+ * (shim/kernel/bpf/btf_record.c).  The structs and inlines follow 7.3's
+ * include/linux/bpf.h; fields the shim never builds (graph roots/nodes,
+ * refcount, uptr, task_work) are declared for the switches only.
+ */
 enum btf_field_type {
 	BPF_SPIN_LOCK	= (1 << 0),
 	BPF_TIMER	= (1 << 1),
@@ -221,38 +228,81 @@ enum btf_field_type {
 	BPF_GRAPH_ROOT	= BPF_RB_ROOT | BPF_LIST_HEAD,
 	BPF_REFCOUNT	= (1 << 9),
 	BPF_WORKQUEUE	= (1 << 10),
+	BPF_UPTR	= (1 << 11),
+	BPF_RES_SPIN_LOCK = (1 << 12),
+	BPF_TASK_WORK	= (1 << 13),
+};
+
+typedef void (*btf_dtor_kfunc_t)(void *);
+
+struct btf_field_kptr {
+	struct btf *btf;	/* always "kernel" BTF here: the dtor is used */
+	struct module *module;
+	btf_dtor_kfunc_t dtor;
+	u32 btf_id;
+};
+
+struct btf_field {
+	u32 offset;
+	u32 size;
+	enum btf_field_type type;
+	union {
+		struct btf_field_kptr kptr;
+	};
+};
+
+struct btf_record {
+	u32 cnt;
+	u32 field_mask;
+	int spin_lock_off;
+	int res_spin_lock_off;
+	int timer_off;
+	int wq_off;
+	int refcount_off;
+	int task_work_off;
+	struct btf_field fields[];
 };
 
 static inline bool btf_record_has_field(const struct btf_record *rec, enum btf_field_type type)
 {
-	(void)rec; (void)type;
-	return false;
+	if (IS_ERR_OR_NULL(rec))
+		return false;
+	return rec->field_mask & type;
 }
-static inline struct btf_record *btf_record_dup(const struct btf_record *rec)
-{
-	(void)rec;
-	return NULL;
-}
-static inline void btf_record_free(struct btf_record *rec) { (void)rec; }
-static inline void bpf_obj_free_fields(const struct btf_record *rec, void *obj)
-{
-	(void)rec; (void)obj;
-}
-/* No timers, workqueues or task_work without BTF (7.x hashtab.c asks). */
+
+/* shim/kernel/bpf/btf_record.c: kernel/bpf/syscall.c's and helpers.c's */
+struct btf_record *btf_record_dup(const struct btf_record *rec);
+void btf_record_free(struct btf_record *rec);
+void bpf_obj_free_fields(const struct btf_record *rec, void *obj);
+void bpf_obj_free_timer(const struct btf_record *rec, void *obj);
+void bpf_obj_free_workqueue(const struct btf_record *rec, void *obj);
+void bpf_obj_cancel_fields(struct bpf_map *map, void *obj);
+void bpf_map_free_internal_structs(struct bpf_map *map, void *obj);
+void bpf_timer_cancel_and_free(void *timer);
+void copy_map_value_locked(struct bpf_map *map, void *dst, void *src, bool lock_src);
+
 static inline bool bpf_map_has_internal_structs(struct bpf_map *map)
 {
-	(void)map;
-	return false;
+	return btf_record_has_field(map->record, BPF_TIMER | BPF_WORKQUEUE | BPF_TASK_WORK);
 }
-static inline void bpf_map_free_internal_structs(struct bpf_map *map, void *obj)
+
+static inline void bpf_obj_init_field(const struct btf_field *field, void *addr)
 {
-	(void)map; (void)obj;
+	/* the graph and refcount fields' own initialisation: never built here */
+	WARN_ON_ONCE(field->type & (BPF_GRAPH_ROOT | BPF_GRAPH_NODE | BPF_REFCOUNT));
+	memset(addr, 0, field->size);
 }
-/* Records are NULL here, which btf_record_equal() takes as equal. */
-static inline bool btf_record_equal(const struct btf_record *rec_a, const struct btf_record *rec_b)
+
+static inline void bpf_obj_init(const struct btf_record *rec, void *obj)
 {
-	return IS_ERR_OR_NULL(rec_a) && IS_ERR_OR_NULL(rec_b);
+	int i;
+
+	if (IS_ERR_OR_NULL(rec))
+		return;
+	for (i = 0; i < rec->cnt; i++)
+		bpf_obj_init_field(&rec->fields[i], obj + rec->fields[i].offset);
 }
+bool btf_record_equal(const struct btf_record *rec_a, const struct btf_record *rec_b);
 static inline void bpf_map_free_record(struct bpf_map *map)
 {
 	btf_record_free(map->record);
@@ -264,7 +314,7 @@ static inline void btf_get(struct btf *btf) { (void)btf; }
 #if KSIM_HAVE_BPF_F_CPU
 /*
  * The flag checks of 7.x map ops (include/linux/bpf.h): unknown bits,
- * BPF_F_LOCK without a spin lock field (always, here), a CPU number without
+ * BPF_F_LOCK without a spin lock field, a CPU number without
  * BPF_F_CPU, BPF_F_CPU/BPF_F_ALL_CPUS on a map that is not per-CPU or both
  * at once (-EINVAL), a CPU that does not exist (-ERANGE).
  */
@@ -277,7 +327,7 @@ static inline int bpf_map_check_op_flags(struct bpf_map *map, u64 flags, u64 all
 
 	if ((u32)flags & ~allowed)
 		return -EINVAL;
-	if (flags & BPF_F_LOCK)
+	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
 	if (!(flags & BPF_F_CPU) && flags >> 32)
 		return -EINVAL;
@@ -290,18 +340,6 @@ static inline int bpf_map_check_op_flags(struct bpf_map *map, u64 flags, u64 all
 	return 0;
 }
 #endif
-static inline void bpf_obj_cancel_fields(const struct bpf_map *map, void *obj)
-{
-	(void)map; (void)obj;
-}
-static inline void bpf_obj_free_timer(const struct btf_record *rec, void *obj)
-{
-	(void)rec; (void)obj;
-}
-static inline void bpf_obj_free_workqueue(const struct btf_record *rec, void *obj)
-{
-	(void)rec; (void)obj;
-}
 /* 6.1 names of the same (no spin lock, timer or kptr without BTF). */
 static inline bool map_value_has_spin_lock(const struct bpf_map *map) { (void)map; return false; }
 static inline bool map_value_has_timer(const struct bpf_map *map) { (void)map; return false; }
@@ -313,31 +351,61 @@ static inline bool bpf_map_equal_kptr_off_tab(const struct bpf_map *a, const str
 {
 	return !a->kptr_off_tab && !b->kptr_off_tab;
 }
-static inline void bpf_timer_cancel_and_free(void *timer) { (void)timer; }
 
 static inline void check_and_init_map_value(struct bpf_map *map, void *dst)
 {
-	(void)map; (void)dst;
+	bpf_obj_init(map->record, dst);
+}
+
+/* copy everything but the special fields (7.3's bpf_obj_memcpy(); fields sorted by offset) */
+static inline void bpf_obj_memcpy(struct btf_record *rec, void *dst, void *src, u32 size,
+				  bool long_memcpy)
+{
+	u32 curr_off = 0;
+	int i;
+
+	if (IS_ERR_OR_NULL(rec)) {
+		memcpy(dst, src, size);	/* the kernel's bpf_long_memcpy() is best-effort atomicity */
+		return;
+	}
+	for (i = 0; i < rec->cnt; i++) {
+		u32 next_off = rec->fields[i].offset;
+		u32 sz = next_off - curr_off;
+
+		memcpy(dst + curr_off, src + curr_off, sz);
+		curr_off += rec->fields[i].size + sz;
+	}
+	memcpy(dst + curr_off, src + curr_off, size - curr_off);
 }
 static inline void copy_map_value(struct bpf_map *map, void *dst, void *src)
 {
-	memcpy(dst, src, map->value_size);
+	bpf_obj_memcpy(map->record, dst, src, map->value_size, false);
 }
 static inline void copy_map_value_long(struct bpf_map *map, void *dst, void *src)
 {
-	memcpy(dst, src, round_up(map->value_size, 8));
+	bpf_obj_memcpy(map->record, dst, src, round_up(map->value_size, 8), true);
+}
+static inline void bpf_obj_memzero(struct btf_record *rec, void *dst, u32 size)
+{
+	u32 curr_off = 0;
+	int i;
+
+	if (IS_ERR_OR_NULL(rec)) {
+		memset(dst, 0, size);
+		return;
+	}
+	for (i = 0; i < rec->cnt; i++) {
+		u32 next_off = rec->fields[i].offset;
+		u32 sz = next_off - curr_off;
+
+		memset(dst + curr_off, 0, sz);
+		curr_off += rec->fields[i].size + sz;
+	}
+	memset(dst + curr_off, 0, size - curr_off);
 }
 static inline void zero_map_value(struct bpf_map *map, void *dst)
 {
-	memset(dst, 0, map->value_size);
-}
-/* Reached only with BPF_F_LOCK, which a map without BTF refuses. */
-static inline void copy_map_value_locked(struct bpf_map *map, void *dst, void *src,
-					 bool lock_src)
-{
-	(void)lock_src;
-	WARN_ON_ONCE(1);
-	copy_map_value(map, dst, src);
+	bpf_obj_memzero(map->record, dst, map->value_size);
 }
 static inline void bpf_long_memcpy(void *dst, const void *src, u32 size)
 {

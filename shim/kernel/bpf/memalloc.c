@@ -134,7 +134,8 @@ static inline void *unit_next(void *base) { return (void *)(*(unsigned long *)ba
 /* A unit from kmalloc (and its per-CPU area): the kernel's __alloc(). */
 static void *unit_kmalloc(struct bpf_mem_cache *c, gfp_t gfp)
 {
-	void *base = kmalloc(c->unit_size, gfp);
+	/* zeroed, as the kernel's: a new element's special fields start out empty */
+	void *base = kmalloc(c->unit_size, gfp | __GFP_ZERO);
 
 	if (!base)
 		return NULL;

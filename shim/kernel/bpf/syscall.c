@@ -6,8 +6,9 @@
  * bpf(2) map commands do: flag checks, rcu_read_lock and instrumentation
  * around the ops, value copies through a buffer, -ENOENT for a missing
  * element.  Differences: file descriptors only for map-in-map (map_fd.c:
- * a map's fd is a handle for inner_map_fd and fd values), no BTF (a map
- * with btf_*_type_id gets -EOPNOTSUPP), no generic batch commands
+ * a map's fd is a handle for inner_map_fd and fd values), no BTF (special
+ * fields of the value come from ksim_bpf_map_attr.fields: btf_record.c),
+ * no generic batch commands
  * (generic_map_*_batch return -ENOTSUPP), programs only as C callbacks (the
  * verifier hooks return -ENOTSUPP; map iterators: bpf_iter.c), map_free
  * runs synchronously at the final put unless an outer map asked for a
@@ -34,6 +35,8 @@
 #endif
 
 DEFINE_PER_CPU(int, bpf_prog_active);
+
+int ksim_bpf_map_check_btf(struct bpf_map *map, const struct ksim_bpf_map_attr *a);	/* btf_record.c */
 
 /* ---- helpers kernel map code calls ---- */
 
@@ -133,11 +136,20 @@ void bpf_map_inc_with_uref(struct bpf_map *map)
 	atomic64_inc(&map->usercnt);
 }
 
+/* bpf_map_free(): the record outlives map_free, which uses it */
+static void bpf_map_free(struct bpf_map *map)
+{
+	struct btf_record *rec = map->record;
+
+	map->ops->map_free(map);
+	btf_record_free(rec);
+}
+
 static void map_free_deferred(struct work_struct *work)
 {
 	struct bpf_map *map = container_of(work, struct bpf_map, work);
 
-	map->ops->map_free(map);
+	bpf_map_free(map);
 }
 
 /* bpf_map_free_rcu_gp(): map_free may sleep, so not in the RCU callback but in a work item */
@@ -164,7 +176,7 @@ void bpf_map_put(struct bpf_map *map)
 		if (READ_ONCE(map->free_after_mult_rcu_gp) || READ_ONCE(map->free_after_rcu_gp))
 			call_rcu(&map->rcu, map_free_rcu_gp);
 		else
-			map->ops->map_free(map);
+			bpf_map_free(map);
 	}
 }
 
@@ -454,6 +466,12 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	atomic64_set(&map->refcnt, 1);
 	atomic64_set(&map->usercnt, 1);
 	mutex_init(&map->freeze_mutex);
+	/* map_check_btf(): special fields of the value (btf_record.c; it frees the record on error) */
+	err = ksim_bpf_map_check_btf(map, a);
+	if (err) {
+		map->ops->map_free(map);
+		goto fail;
+	}
 	ksim_bpf_map_new_id(map);
 	*errp = 0;
 	return map;
@@ -579,7 +597,10 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			err = -ENOENT;
 		} else {
 			err = 0;
-			copy_map_value(map, value, ptr);
+			if (flags & BPF_F_LOCK)
+				copy_map_value_locked(map, value, ptr, true);
+			else
+				copy_map_value(map, value, ptr);
 			check_and_init_map_value(map, value);
 		}
 		rcu_read_unlock();
