@@ -387,8 +387,16 @@ const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *
 	} else if (restart) {
 		if (err != (m->n ? 0 : -ENOENT))
 			return fail("get_next_key(%s) = %d with %u keys", KS(key, klen), err, m->n);
-		if (key && !err) {
-			/* no order: "the first key" is whatever the map starts with now */
+		if (key && !err && ksim_bpf_cmd_work_runs() && ksim_bpf_model_find(m, next, nlen) < 0) {
+			return fail("get_next_key(absent %s) = %s, not a key of the map", KS(key, klen),
+				    KS(next, nlen));
+		} else if (key && !err && !ksim_bpf_cmd_work_runs()) {
+			/*
+			 * No order: "the first key" is whatever the map starts
+			 * with now.  Unless a resize ran at the end of that
+			 * command (RHASH): then it was the first key of the
+			 * table before, and only a key of the map.
+			 */
 			u8 first[KSIM_BPF_MODEL_KMAX];
 			u32 flen = sizeof(first);
 			int ferr = ksim_bpf_map_get_next_key(m->map, NULL, 0, first, &flen);

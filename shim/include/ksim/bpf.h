@@ -88,6 +88,12 @@ struct ksim_bpf_lockfail {
 	int nested_err;			/* the last nested program's return */
 };
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out);
+/*
+ * Deferred work items that ran at the end of this thread's last map
+ * command (an RHASH resize reorders the table after the command's result
+ * was taken; counted process-wide, so exact only with one thread).
+ */
+unsigned long ksim_bpf_cmd_work_runs(void);
 
 /*
  * Map variants register themselves: the code that builds a map (its

@@ -336,10 +336,20 @@ static void op_end(void)
  * Not after a program's helper calls (ksim_bpf_prog_*()): a program's
  * caller may still be in its own RCU section.
  */
+static __thread unsigned long cmd_work_runs;
+
 static int cmd_done(int err)
 {
+	unsigned long runs = ksim_work_runs();
+
 	ksim_run_pending_work();
+	cmd_work_runs = ksim_work_runs() - runs;
 	return err;
+}
+
+unsigned long ksim_bpf_cmd_work_runs(void)
+{
+	return cmd_work_runs;
 }
 
 void ksim_bpf_last_lockfail(struct ksim_bpf_lockfail *out)
