@@ -305,7 +305,14 @@ bool vma_write_started(struct vm_area_struct *vma)
  */
 static void ksim_vs_anon_vma_init(struct anon_vma *anon_vma)
 {
-	bool cloned = anon_vma->was_cloned, unlinked = anon_vma->was_unlinked;
+	/*
+	 * The test flags of the tree's global dummy_anon_vma survive
+	 * (reset_dummy_anon_vma() sets them); a test's own anon_vma may be
+	 * an uninitialised local (merge.c's dummy_anon_vma_2): its bytes are
+	 * not read, a bool holding 128 being what UBSan reports.
+	 */
+	bool global = anon_vma == &dummy_anon_vma;
+	bool cloned = global && anon_vma->was_cloned, unlinked = global && anon_vma->was_unlinked;
 
 	memset(anon_vma, 0, sizeof(*anon_vma));
 	init_rwsem(&anon_vma->rwsem);
