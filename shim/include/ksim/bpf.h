@@ -103,6 +103,13 @@ unsigned long ksim_bpf_cmd_work_runs(void);
 void ksim_bpf_register_variants(const struct ksim_bpf_variant *table);
 const struct ksim_bpf_variant *ksim_bpf_variant(unsigned int i);	/* NULL past the last */
 const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name);
+/*
+ * The first variant whose ops @has() is not what the list @names says (a
+ * test of one op lists the variants it covers: a tree giving another map
+ * that op fails it until it is covered); NULL when they agree.
+ */
+const struct ksim_bpf_variant *ksim_bpf_variants_differ(bool (*has)(const struct bpf_map_ops *ops),
+							 const char *const *names, size_t n);
 
 /*
  * A special field of the map value, as BTF would describe it: a

@@ -867,3 +867,17 @@ const struct ksim_bpf_variant *ksim_bpf_variant_find(const char *name)
 			return variants[i];
 	return NULL;
 }
+
+const struct ksim_bpf_variant *ksim_bpf_variants_differ(bool (*has)(const struct bpf_map_ops *ops),
+							 const char *const *names, size_t n)
+{
+	for (unsigned int i = 0; i < nr_variants; i++) {
+		bool named = false;
+
+		for (size_t k = 0; k < n; k++)
+			named |= !strcmp(variants[i]->name, names[k]);
+		if (has(variants[i]->ops) != named)
+			return variants[i];
+	}
+	return NULL;
+}
