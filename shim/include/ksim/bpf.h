@@ -68,6 +68,8 @@ struct ksim_bpf_variant {
  * repeat exactly (fault sweeps) get the same bucket layout each time.
  */
 void ksim_bpf_random_reseed(u64 seed);
+/* Back to where the run's seed starts it (a fuzzer's next input). */
+void ksim_bpf_random_restart(void);
 
 /*
  * Lock failures (fault engine class lock, ksim/fault.h) in the calling

@@ -255,6 +255,7 @@ u32 bpf_map_fd_sys_lookup_elem(void *ptr)
 /* ---- randomness: the run's seed ---- */
 
 static struct ksim_rng ksim_bpf_rng;
+#define KSIM_BPF_RNG_SALT	0x6270662d72616e64ULL	/* "bpf-rand" */
 static bool ksim_bpf_rng_ready;
 static pthread_mutex_t ksim_bpf_rng_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -264,7 +265,7 @@ u64 get_random_u64(void)
 
 	pthread_mutex_lock(&ksim_bpf_rng_lock);
 	if (!ksim_bpf_rng_ready) {
-		ksim_rng_seed(&ksim_bpf_rng, ksim_seed() ^ 0x6270662d72616e64ULL);
+		ksim_rng_seed(&ksim_bpf_rng, ksim_seed() ^ KSIM_BPF_RNG_SALT);
 		ksim_bpf_rng_ready = true;
 	}
 	v = ksim_rng_next(&ksim_bpf_rng);
@@ -278,6 +279,11 @@ void ksim_bpf_random_reseed(u64 seed)
 	ksim_rng_seed(&ksim_bpf_rng, seed);
 	ksim_bpf_rng_ready = true;
 	pthread_mutex_unlock(&ksim_bpf_rng_lock);
+}
+
+void ksim_bpf_random_restart(void)
+{
+	ksim_bpf_random_reseed(ksim_seed() ^ KSIM_BPF_RNG_SALT);
 }
 
 u32 get_random_u32(void)
