@@ -423,6 +423,34 @@ static bool matches(const struct ksim_xa_entry *e, const struct ksim_xa_op *op)
 	return !(op->flags & KSIM_XA_F_MARKED) || (e->marks & (1u << op->mark));
 }
 
+/*
+ * xa_extract() from the same start, up to the same max, with the same
+ * filter (read-only, so a find op checks it too): up to n entries, each
+ * once (a multi-index entry or xa_store_range() piece once, the one
+ * containing start included), in index order, reserved entries skipped.
+ */
+static void extract(struct ksim_xa_sim *s, const struct ksim_xa_op *op, xa_mark_t filter)
+{
+	unsigned int n = 1 + (op->order & 7), got, want = 0;
+	void *dst[8];
+	size_t i;
+
+	got = xa_extract(&s->xa, dst, op->index, op->last, n, filter);
+	for (i = m_lower(s, op->index); i < s->nr && s->e[i].first <= op->last && want < n; i++) {
+		if (!matches(&s->e[i], op))
+			continue;
+		if (want < got && dst[want] != user_entry(&s->e[i])) {
+			FAIL(s, op, "xa_extract(n=%u): entry %u is %lu, model %lu at [%lu, %lu]", n,
+			     want, val_of(dst[want]), val_of(user_entry(&s->e[i])), s->e[i].first,
+			     s->e[i].last);
+			return;
+		}
+		want++;
+	}
+	if (got != want)
+		FAIL(s, op, "xa_extract(n=%u) copied %u entries, model %u", n, got, want);
+}
+
 static void op_find(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 {
 	bool after = op->kind == KSIM_XA_FIND_AFTER;
@@ -474,6 +502,8 @@ static void op_find(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 		FAIL(s, op, "index %lu is outside the entry [%lu, %lu]", index, want->first, want->last);
 	if (!want && index != op->index)
 		FAIL(s, op, "found nothing but moved the index to %lu", index);
+	if (!after)
+		extract(s, op, filter);
 }
 
 static void op_alloc(struct ksim_xa_sim *s, const struct ksim_xa_op *op)

@@ -20,6 +20,9 @@
  *   - a store of order 0 inside a multi-index entry replaces the whole
  *     entry; a store of a higher order strictly inside a bigger entry is
  *     outside the API's contract (the caller splits first): not issued;
+ *   - xa_extract() (checked with every xa_find op, same range and
+ *     filter) copies the first n matching entries from start on, each
+ *     once, in index order;
  *   - xa_find() returns the first matching entry with an index >= start
  *     (its index is somewhere in the entry), xa_find_after() the first
  *     that starts after the given index; xa_alloc() the lowest free index
