@@ -25,8 +25,9 @@
  * visits again what it kept: harmless); drivers/infiniband/core/
  * uverbs_uapi.c (u32 keys, and uapi_remove_range() stops past `last`) and
  * drivers/gpu/drm/i915/gem/i915_gem_context.c (u32 handles) never have an
- * entry in the chunk that ends at ULONG_MAX on 64-bit.  An API corner, as
- * for xa_store_range() (store_range_ulong_max.c).
+ * entry in the chunk that ends at ULONG_MAX on 64-bit (on 32-bit a u32 key
+ * can: not worked out).  An API corner, as for xa_store_range()
+ * (store_range_ulong_max.c).
  *
  * Expected: walking from 10 and deleting what it visits deletes the entry
  * at ULONG_MAX and leaves the one at 5, which is below the start.
