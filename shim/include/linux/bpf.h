@@ -9,8 +9,10 @@
  * Stubbed honestly: maps here never have BTF (map->btf == NULL); a map's
  * value may still have special fields (map->record, spin lock/timer/kptrs,
  * built by the driver from ksim_bpf_map_attr.fields; 6.1's spin_lock_off/
- * kptr_off_tab scheme is not emulated); no programs run (the
- * verifier hooks exist so the ops tables compile, and are never called);
+ * kptr_off_tab scheme is not emulated); programs are C callbacks of the
+ * driver (ksim/bpf.h), and the instructions ops->map_gen_lookup() writes
+ * run on the shim's interpreter (shim/kernel/bpf/gen_lookup.c); the other
+ * verifier hooks exist so the ops tables compile, and are never called;
  * bpf_capable() is true (root); no memcg charging.
  */
 #ifndef _LINUX_BPF_H
