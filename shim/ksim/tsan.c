@@ -107,6 +107,14 @@ const char *__tsan_default_suppressions(void)
 		 * be seen either way. */
 		"race:node_set_mark\n"
 		"race:node_clear_mark\n"
+		/* linux/bit_spinlock.h: TSan counts a compare-and-swap that
+		 * fails as a write, and checks an RMW before its acquire, so a
+		 * waiter spinning on a bucket lock of lib/rhashtable.c races
+		 * with the holder's plain reads of the same word (the bucket's
+		 * first pointer: rht_dereference_bucket() under the lock).
+		 * Top frame only: every other write of that word is an
+		 * rcu_assign_pointer() and stays checked. */
+		"race_top:ksim_bit_spin_try\n"
 		/* liburcu's grace-period futex word (urcu-common.h), inlined
 		 * into our rcu_read_unlock(); liburcu's own design. */
 		"race:urcu_common_wake_up_gp\n";

@@ -27,11 +27,11 @@
  */
 static inline bool ksim_bit_spin_try(int bitnum, unsigned long *addr)
 {
-	unsigned long old = __atomic_load_n(addr, __ATOMIC_RELAXED);
+	unsigned long old = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
 
 	while (!(old & (1UL << bitnum)))
 		if (__atomic_compare_exchange_n(addr, &old, old | (1UL << bitnum), false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 			return true;
 	return false;
 }
