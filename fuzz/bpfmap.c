@@ -45,10 +45,11 @@
  * the input a full walk and a lookup of every model key; the map is freed
  * and the framework fails the iteration on any leak or shim problem.
  *
- * Hash maps are created with BPF_F_ZERO_SEED: the shim's get_random_u32()
- * is one stream per process, so a random hash seed would make an input's
- * bucket order depend on the inputs run before it (AFL++ stability, and a
- * crash that does not replay alone).
+ * Hash maps are created with BPF_F_ZERO_SEED (one bucket layout per key
+ * set, as when the corpus was made).  The RHASH map refuses it; its seed is
+ * the shim's get_random_u32(), which the fuzz framework restarts for every
+ * input (fuzz/lib/fuzz.c), so an input's bucket order does not depend on
+ * the inputs run before it and a crash replays alone.
  */
 #include <linux/kernel.h>
 #include <ksim/bpf.h>
@@ -601,13 +602,6 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 	if (is(KSIM_BPF_KIND_HASH) && !is(KSIM_BPF_KIND_RHASH))
 		a.map_flags = BPF_F_ZERO_SEED;
 	M.ksize = a.key_size;
-	/*
-	 * The kernel's randomness (get_random_u32(): rhashtable's hash_rnd,
-	 * the hash maps' seed) restarts with every input, as for the first
-	 * input of a replay: in a persistent fuzzer it went on from the inputs
-	 * before, and a failure found there did not replay alone.
-	 */
-	ksim_bpf_random_restart();
 	ksim_bpf_mem_set_mode(cfg & 1 ? KSIM_BPF_MEM_CHECKING : KSIM_BPF_MEM_FAITHFUL);
 	KSIM_FUZZ_TRACE("create %s key_size %u value_size %u max_entries %u map_extra %llu%s\n",
 			M.v->name, a.key_size, a.value_size, a.max_entries,

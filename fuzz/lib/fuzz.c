@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <linux/lockdep.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
 #include <ksim/fuzz.h>
@@ -231,6 +232,13 @@ int ksim_fuzz_one(const uint8_t *data, size_t size)
 	struct ksim_fuzz_in in = { .data = data, .size = size };
 
 	ksim_fuzz_setup();
+	/*
+	 * The kernel's randomness (get_random_u32(): hash seeds) restarts
+	 * with every input, as for the first input of a replay: in a
+	 * persistent fuzzer it went on from the inputs before, and a failure
+	 * found there did not replay alone.
+	 */
+	ksim_random_restart();
 	in_iteration = true;
 	ksim_problems_reset();
 	live_at_start = ksim_run_live();

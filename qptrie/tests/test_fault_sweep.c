@@ -31,6 +31,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
+#include <linux/random.h>
 #include <ksim/bpf.h>
 #include <ksim/bpf_mem.h>
 #include <ksim/fault.h>
@@ -161,7 +162,7 @@ static bool run(unsigned long nth)
 	for (const char *p = V->name; *p; p++)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
-	ksim_bpf_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
+	ksim_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
 	ksim_bpf_attr_set_key(&a, V, 8, KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
@@ -292,46 +293,29 @@ static bool run(unsigned long nth)
 	return !why;
 }
 
+static bool run_nth(void *arg, unsigned long nth)
+{
+	(void)arg;
+	return run(nth);
+}
+
 static void sweep_cls(const char *name, unsigned int cls)
 {
-	struct ksim_fault_config count = { .nth = ~0UL, .classes = cls };
-	struct ksim_slab_stats before, after;
-	unsigned long total, injected = 0;
+	unsigned long total, injected;
 
 	V = ksim_bpf_variant_find(name);
 	KSIM_ASSERT(V, "variant %s not built", name);
 	sweep_class = cls;
+	nested_total = 0;
 	ksim_set_cpu(0);
-	ksim_fault_set(&count);
-	run(0);
-	total = ksim_fault_calls();
-	ksim_fault_reset();
+	total = ksim_test_fault_sweep(name, cls, run_nth, NULL, &injected);
+	ksim_set_cpu(-1);
 	if (cls == KSIM_FAULT_LOCK && !total) {
 		if (ksim_verbose > 1)
 			printf("# %s: no failable lock on this tree\n", name);
-		ksim_set_cpu(-1);
 		return;
 	}
 	KSIM_ASSERT(total > 0, "%s: the sequence made no allocation the engine saw", name);
-	nested_total = 0;
-	for (unsigned long nth = 1; nth <= total; nth++) {
-		struct ksim_fault_config cfg = { .nth = nth, .times = 1, .classes = cls };
-		bool ok;
-
-		rcu_barrier();
-		ksim_slab_totals(&before);
-		ksim_fault_set(&cfg);
-		ok = run(nth);
-		injected += ksim_fault_failures();
-		ksim_fault_reset();
-		rcu_barrier();
-		ksim_slab_totals(&after);
-		KSIM_EXPECT(after.live == before.live, "%s nth=%lu: %ld objects leaked", name, nth,
-			    (long)(after.live - before.live));
-		if (!ok || after.live != before.live)
-			break;
-	}
-	ksim_set_cpu(-1);
 	if (ksim_verbose > 1)
 		printf("# %s: %lu %s swept, %lu failures injected\n", name, total,
 		       cls == KSIM_FAULT_LOCK ? "lock acquisitions" : "allocations", injected);

@@ -39,6 +39,7 @@
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
+#include <linux/random.h>
 #include <ksim/bpf.h>
 #include <ksim/fault.h>
 #include <ksim/rcu.h>
@@ -423,7 +424,7 @@ static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *n
 	ctx_step = -1;
 	setup();
 	ksim_rng_seed(&rng, seed);
-	ksim_bpf_random_reseed(seed);
+	ksim_random_reseed(seed);
 	tmpl = good_inner(IMAX, &err);
 	if (tmpl < 0) {
 		KSIM_EXPECT(err == -ENOMEM && injected_since(&seen), "%s nth=%lu: template: %d", name, nth, err);
@@ -803,39 +804,28 @@ KSIM_TEST(mim_readers)
 	ksim_run_pending_work();	/* the deferred frees */
 }
 
+struct sweep_arg {
+	u32 oflags;
+	const char *name;
+};
+
+static bool sweep_run(void *arg, unsigned long nth)
+{
+	const struct sweep_arg *a = arg;
+
+	/* a fixed seed: the sweep is exhaustive and replays identically */
+	return run(0x6d696d, 120, a->oflags, nth, a->name);
+}
+
 static void sweep(u32 oflags, const char *name)
 {
-	struct ksim_fault_config count = { .nth = ~0UL };
-	struct ksim_slab_stats before, after;
-	unsigned long total, injected = 0;
-	const u64 seed = 0x6d696d;	/* fixed: the sweep is exhaustive and replays identically */
+	struct sweep_arg a = { oflags, name };
+	unsigned long total, injected;
 
 	ksim_set_cpu(0);
-	ksim_fault_set(&count);
-	run(seed, 120, oflags, 0, name);
-	total = ksim_fault_calls();
-	if (ksim_verbose > 2)	/* -v -v: the sites the sequence reaches */
-		ksim_fault_report(stdout);
-	ksim_fault_reset();
-	KSIM_ASSERT(total > 0, "%s: no allocation seen", name);
-	for (unsigned long nth = 1; nth <= total; nth++) {
-		struct ksim_fault_config cfg = { .nth = nth, .times = 1 };
-		bool ok;
-
-		rcu_barrier();
-		ksim_slab_totals(&before);
-		ksim_fault_set(&cfg);
-		ok = run(seed, 120, oflags, nth, name);
-		injected += ksim_fault_failures();
-		ksim_fault_reset();
-		rcu_barrier();
-		ksim_slab_totals(&after);
-		KSIM_EXPECT(after.live == before.live, "%s nth=%lu: %ld objects leaked", name, nth,
-			    (long)(after.live - before.live));
-		if (!ok || after.live != before.live)
-			break;
-	}
+	total = ksim_test_fault_sweep(name, KSIM_FAULT_ALLOC, sweep_run, &a, &injected);
 	ksim_set_cpu(-1);
+	KSIM_ASSERT(total > 0, "%s: no allocation seen", name);
 	if (ksim_verbose > 1)
 		printf("# %s: %lu allocations swept\n", name, total);
 	KSIM_EXPECT(injected == total, "%s: %lu of %lu runs had their failure injected", name, injected, total);

@@ -150,6 +150,43 @@ static int cmp_test(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
+void rcu_barrier(void);	/* linux/rcupdate.h (not included: kernel namespace) */
+
+unsigned long ksim_test_fault_sweep(const char *name, unsigned int classes,
+				    bool (*run)(void *arg, unsigned long nth), void *arg,
+				    unsigned long *injected)
+{
+	struct ksim_fault_config count = { .nth = ~0UL, .classes = classes };
+	struct ksim_slab_stats before, after;
+	unsigned long total;
+
+	*injected = 0;
+	ksim_fault_set(&count);
+	run(arg, 0);
+	total = ksim_fault_calls();
+	if (ksim_verbose > 2)	/* -v -v -v: the sites the sequence reaches */
+		ksim_fault_report(stdout);
+	ksim_fault_reset();
+	for (unsigned long nth = 1; nth <= total; nth++) {
+		struct ksim_fault_config cfg = { .nth = nth, .times = 1, .classes = classes };
+		bool ok;
+
+		rcu_barrier();
+		ksim_slab_totals(&before);
+		ksim_fault_set(&cfg);
+		ok = run(arg, nth);
+		*injected += ksim_fault_failures();
+		ksim_fault_reset();
+		rcu_barrier();
+		ksim_slab_totals(&after);
+		KSIM_EXPECT(after.live == before.live, "%s nth=%lu: %ld objects leaked", name, nth,
+			    (long)(after.live - before.live));
+		if (!ok || after.live != before.live)
+			break;
+	}
+	return total;
+}
+
 int ksim_test_main(int argc, char **argv)
 {
 	static struct ksim_options opts = {

@@ -64,14 +64,6 @@ struct ksim_bpf_variant {
 #define KSIM_BPF_BTF_ID_DYNPTR	0x6b73696d
 
 /*
- * Restart the maps' get_random_*() (hash seeds) from @seed: runs that must
- * repeat exactly (fault sweeps) get the same bucket layout each time.
- */
-void ksim_bpf_random_reseed(u64 seed);
-/* Back to where the run's seed starts it (a fuzzer's next input). */
-void ksim_bpf_random_restart(void);
-
-/*
  * Lock failures (fault engine class lock, ksim/fault.h) in the calling
  * thread's last map command (lookup, update, delete, lookup_and_delete):
  *   - trees with rqspinlock: res_spin_lock() failures injected into it (the

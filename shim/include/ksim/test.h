@@ -87,6 +87,21 @@ int ksim_test_main(int argc, char **argv);
  */
 int ksim_test_run_in_child(void (*fn)(void *arg), void *arg);
 
+/*
+ * An exhaustive one-failure sweep with the fault engine: @run(@arg, 0) once
+ * with nothing failing, counting the eligible calls of @classes
+ * (KSIM_FAULT_*; 0: allocations) it makes, then @run(@arg, nth) once for
+ * every nth of them with exactly that call failing.  Around each run:
+ * rcu_barrier(), and the same number of live slab objects after as before
+ * (a failure of the test, "@name nth=N: K objects leaked").  It stops at the
+ * first run that returns false or leaks.  Returns the count (0: none);
+ * *@injected gets the number of runs whose failure was injected.  The
+ * caller checks what its runs promise (every failure injected, results).
+ */
+unsigned long ksim_test_fault_sweep(const char *name, unsigned int classes,
+				    bool (*run)(void *arg, unsigned long nth), void *arg,
+				    unsigned long *injected);
+
 /* Hooks a component may set before ksim_test_main(): per-test setup, and a
  * summary printed after the run. */
 extern void (*ksim_test_setup_hook)(void);

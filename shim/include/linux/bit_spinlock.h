@@ -18,12 +18,15 @@
 #include <ksim/sched.h>
 
 /*
- * Set the bit only if it is clear: a waiter never writes the word.  The
- * kernel's test_and_set_bit_lock() rewrites the word unchanged when the
- * bit is set, which no reader can tell apart (KCSAN reports a race only
- * when the value changed); for TSan it would be a write racing with the
- * holder's plain reads of the rest of the word (rhashtable keeps the
- * bucket's first pointer there).
+ * Set the bit only if it is clear, after an acquire load.  The kernel's
+ * test_and_set_bit_lock() rewrites the word unchanged when the bit is set,
+ * which no reader can tell apart (KCSAN reports a race only when the value
+ * changed).  TSan checks an RMW before applying its acquire and counts a
+ * failed compare-and-swap as a write, and the holder reads the rest of the
+ * word plainly (rhashtable keeps the bucket's first pointer there): the
+ * acquire load orders the previous holder's reads before our
+ * compare-and-swap, and a waiter's failed one is a TSan suppression with
+ * this function as top frame (shim/ksim/tsan.c).
  */
 static inline bool ksim_bit_spin_try(int bitnum, unsigned long *addr)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Randomness from the run's seeded PRNG, so a seed replays hash seeds too. */
+/* Randomness from the run's seeded PRNG (shim/lib/random.c), so a seed replays hash seeds too. */
 #ifndef _LINUX_RANDOM_H
 #define _LINUX_RANDOM_H
 
@@ -13,5 +13,13 @@ static inline u32 get_random_u32_below(u32 ceil)
 }
 #define prandom_u32()	get_random_u32()
 static inline u32 get_random_int(void) { return get_random_u32(); }
+
+/*
+ * Ours (shim/lib/random.c): restart the stream from @seed (runs that must
+ * repeat exactly, such as fault sweeps, get the same hash seeds each
+ * time), or from where the run's seed starts it (every fuzz input).
+ */
+void ksim_random_reseed(u64 seed);
+void ksim_random_restart(void);
 
 #endif

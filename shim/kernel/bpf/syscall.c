@@ -252,45 +252,6 @@ u32 bpf_map_fd_sys_lookup_elem(void *ptr)
 }
 #endif
 
-/* ---- randomness: the run's seed ---- */
-
-static struct ksim_rng ksim_bpf_rng;
-#define KSIM_BPF_RNG_SALT	0x6270662d72616e64ULL	/* "bpf-rand" */
-static bool ksim_bpf_rng_ready;
-static pthread_mutex_t ksim_bpf_rng_lock = PTHREAD_MUTEX_INITIALIZER;
-
-u64 get_random_u64(void)
-{
-	u64 v;
-
-	pthread_mutex_lock(&ksim_bpf_rng_lock);
-	if (!ksim_bpf_rng_ready) {
-		ksim_rng_seed(&ksim_bpf_rng, ksim_seed() ^ KSIM_BPF_RNG_SALT);
-		ksim_bpf_rng_ready = true;
-	}
-	v = ksim_rng_next(&ksim_bpf_rng);
-	pthread_mutex_unlock(&ksim_bpf_rng_lock);
-	return v;
-}
-
-void ksim_bpf_random_reseed(u64 seed)
-{
-	pthread_mutex_lock(&ksim_bpf_rng_lock);
-	ksim_rng_seed(&ksim_bpf_rng, seed);
-	ksim_bpf_rng_ready = true;
-	pthread_mutex_unlock(&ksim_bpf_rng_lock);
-}
-
-void ksim_bpf_random_restart(void)
-{
-	ksim_bpf_random_reseed(ksim_seed() ^ KSIM_BPF_RNG_SALT);
-}
-
-u32 get_random_u32(void)
-{
-	return (u32)get_random_u64();
-}
-
 /* ---- the driver ---- */
 
 /* Weak: the per-CPU hash helpers come with hashtab.c when it is linked. */
