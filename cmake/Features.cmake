@@ -241,6 +241,12 @@ ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_a
 ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
   WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
 
+# xarray/model.c: splitting multi-index entries
+ksim_feature(KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS FILE lib/xarray.c REGEX "^static inline void node_mark_slots\\("
+  WHY "xas_split() marks only the canonical slots of a new child node (6.1 marks all 64, siblings too: finding xarray-split-sibling-marks)")
+ksim_feature(KSIM_HAVE_XAS_TRY_SPLIT FILE lib/xarray.c REGEX "^void xas_try_split\\("
+  WHY "xas_try_split() and xas_try_split_min_order(): a split that needs at most one new node, GFP_NOWAIT inside the lock")
+
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.
 string(CONCAT _ksim_header

@@ -21,7 +21,7 @@ static const char *const op_names[KSIM_XA_OP_NR] = {
 	"xa_store", "xas_store_order", "xa_store_range", "xa_erase", "xa_insert",
 	"xa_cmpxchg", "xa_reserve", "xa_release", "xa_load", "xa_get_order",
 	"xa_set_mark", "xa_clear_mark", "xa_get_mark", "xa_find", "xa_find_after",
-	"xa_alloc", "xa_destroy",
+	"xa_alloc", "xa_destroy", "xas_split",
 };
 
 #define FAIL(s, op, fmt, ...) do {					\
@@ -602,6 +602,128 @@ static void op_destroy(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 		FAIL(s, op, "array not empty after xa_destroy()");
 }
 
+/*
+ * Split the aligned power-of-two entry at op->index (order o >= 1) into
+ * entries of order n, each with one new value (F_NULL: the old one) and
+ * the entry's marks, as the page cache splits a large folio's entry.
+ * Without F_TRY: xas_split_alloc() outside the lock, then xas_split(), as
+ * mm/huge_memory.c's uniform split; n = op->order % o, for o < n - n %
+ * XA_CHUNK_SHIFT + 2 * XA_CHUNK_SHIFT (a larger split WARNs: "no support
+ * for splitting really large entries yet").  With F_TRY:
+ * xas_try_split() under the lock (allocating one node with GFP_NOWAIT if
+ * it needs one), as mm/filemap.c, mm/shmem.c and the non-uniform split
+ * call it: n = xas_try_split_min_order(o), or with F_ANY_ORDER any n < o,
+ * which it must refuse with -EINVAL below the minimum ("If more new
+ * xa_node are needed, the function gives EINVAL error").
+ */
+static void op_split(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
+{
+	struct ksim_xa_entry *e = m_at(s, op->index);
+	unsigned long first, size, val;
+	unsigned int o, n, marks, min = 0;
+	bool try = false;
+	void *entry;
+	int err;
+
+	if (!e || e->val == KSIM_XA_RESERVED) {
+		s->skipped++;
+		return;
+	}
+	first = e->first;
+	size = e->last - e->first + 1;
+	if (size < 2 || (size & (size - 1)) || (first & (size - 1))) {
+		s->skipped++;	/* not a multi-index entry (a run of xa_store_range()) */
+		return;
+	}
+	o = __builtin_ctzl(size);
+	n = op->order % o;
+#if KSIM_HAVE_XAS_TRY_SPLIT
+	try = op->flags & KSIM_XA_F_TRY;
+	if (try) {
+		min = xas_try_split_min_order(o);
+		if (min >= o || (o % XA_CHUNK_SHIFT == 0 ? min != o - 1 :
+				 min != o - o % XA_CHUNK_SHIFT))
+			FAIL(s, op, "xas_try_split_min_order(%u) = %u", o, min);
+		if (!(op->flags & KSIM_XA_F_ANY_ORDER))
+			n = min + op->order % (o - min);
+		/*
+		 * Below the minimum xas_try_split() compares only the new
+		 * order's sibling count: from an order that is a multiple of
+		 * XA_CHUNK_SHIFT to o - 1 - k * XA_CHUNK_SHIFT it "succeeds"
+		 * with two entries of order o - 1 (7.2, 7.3; finding
+		 * xarray-try-split-below-min, xarray/regression/).  No
+		 * in-tree caller asks for it.  Not issued.
+		 */
+		if (n < min && o % XA_CHUNK_SHIFT == 0 &&
+		    n % XA_CHUNK_SHIFT == (o - 1) % XA_CHUNK_SHIFT) {
+			s->skipped++;
+			return;
+		}
+	}
+#endif
+	if (!try && o >= n - n % XA_CHUNK_SHIFT + 2 * XA_CHUNK_SHIFT) {
+		s->skipped++;
+		return;
+	}
+	/*
+	 * Where xas_split() fills a new child node (n below the entry's
+	 * level) with entries that have siblings (n not a multiple of
+	 * XA_CHUNK_SHIFT), 6.1 sets the entry's marks on every slot, siblings
+	 * too: a mark then outlives xa_clear_mark() of every entry and
+	 * xa_find() returns a sibling entry (finding
+	 * xarray-split-sibling-marks, xarray/regression/).  6.1's callers
+	 * split to order 0 or unmarked shadow entries.  Not issued there.
+	 */
+	if (!KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS && e->marks && n % XA_CHUNK_SHIFT &&
+	    n - n % XA_CHUNK_SHIFT < o - o % XA_CHUNK_SHIFT) {
+		s->skipped++;
+		return;
+	}
+	val = op->flags & KSIM_XA_F_NULL ? e->val : ++s->next_val;
+	entry = xa_mk_value(val);
+	{
+		XA_STATE_ORDER(xas, &s->xa, first, n);
+
+		if (!try) {
+			xas_split_alloc(&xas, entry, o, op_gfp(op));
+			if (op_error(s, op, xas_error(&xas)))
+				return;
+			xas_lock(&xas);
+			xas_split(&xas, entry, o);
+			xas_unlock(&xas);
+		} else {
+#if KSIM_HAVE_XAS_TRY_SPLIT
+			xas_lock(&xas);
+			xas_try_split(&xas, entry, o);
+			xas_unlock(&xas);
+#endif
+		}
+		err = xas_error(&xas);
+	}
+	if (try && n < min) {
+		if (err != -EINVAL)
+			FAIL(s, op, "xas_try_split() of an order-%u entry at %lu to order %u, "
+			     "below xas_try_split_min_order() = %u: error %d, not -EINVAL",
+			     o, first, n, min, err);
+		return;
+	}
+	if (op_error(s, op, err))
+		return;
+	s->splits++;
+	marks = m_remove(s, first, first + size - 1);
+	for (unsigned long k = 0; k < size >> n; k++)
+		m_insert(s, first + (k << n), first + ((k + 1) << n) - 1, val, marks);
+	if (xa_load(&s->xa, first) != entry || xa_load(&s->xa, first + size - 1) != entry)
+		FAIL(s, op, "[%lu, %lu] reads %lu and %lu after splitting to %lu", first,
+		     first + size - 1, val_of(xa_load(&s->xa, first)),
+		     val_of(xa_load(&s->xa, first + size - 1)), val);
+	else if (xa_get_order(&s->xa, first) != (int)n ||
+		 xa_get_order(&s->xa, first + size - 1) != (int)n)
+		FAIL(s, op, "xa_get_order() = %d at %lu and %d at %lu after a split of order %u "
+		     "to order %u", xa_get_order(&s->xa, first), first,
+		     xa_get_order(&s->xa, first + size - 1), first + size - 1, o, n);
+}
+
 static void (*const op_fn[KSIM_XA_OP_NR])(struct ksim_xa_sim *s, const struct ksim_xa_op *op) = {
 	[KSIM_XA_STORE] = op_store,		[KSIM_XA_STORE_ORDER] = op_store_order,
 	[KSIM_XA_STORE_RANGE] = op_store_range,	[KSIM_XA_ERASE] = op_erase,
@@ -611,7 +733,7 @@ static void (*const op_fn[KSIM_XA_OP_NR])(struct ksim_xa_sim *s, const struct ks
 	[KSIM_XA_SET_MARK] = op_mark,		[KSIM_XA_CLEAR_MARK] = op_mark,
 	[KSIM_XA_GET_MARK] = op_mark,		[KSIM_XA_FIND] = op_find,
 	[KSIM_XA_FIND_AFTER] = op_find,		[KSIM_XA_ALLOC] = op_alloc,
-	[KSIM_XA_DESTROY] = op_destroy,
+	[KSIM_XA_DESTROY] = op_destroy,		[KSIM_XA_SPLIT] = op_split,
 };
 
 void ksim_xa_sim_op(struct ksim_xa_sim *s, const struct ksim_xa_op *in)

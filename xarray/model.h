@@ -20,6 +20,11 @@
  *   - a store of order 0 inside a multi-index entry replaces the whole
  *     entry; a store of a higher order strictly inside a bigger entry is
  *     outside the API's contract (the caller splits first): not issued;
+ *   - a split of an entry of order o to order n (xas_split(),
+ *     xas_try_split()) leaves 2^(o-n) entries of order n, each with the
+ *     split's value and the old entry's marks; xas_try_split() splits to
+ *     any order from xas_try_split_min_order(o) up and refuses (-EINVAL)
+ *     below it;
  *   - xa_extract() (checked with every xa_find op, same range and
  *     filter) copies the first n matching entries from start on, each
  *     once, in index order;
@@ -61,6 +66,7 @@ enum ksim_xa_op_kind {
 	KSIM_XA_FIND_AFTER,	/* xa_find_after */
 	KSIM_XA_ALLOC,		/* xa_alloc (allocating arrays; else xa_store) */
 	KSIM_XA_DESTROY,	/* xa_destroy */
+	KSIM_XA_SPLIT,		/* xas_split_alloc() + xas_split(); F_TRY: xas_try_split() */
 	KSIM_XA_OP_NR,
 };
 
@@ -69,11 +75,13 @@ enum ksim_xa_op_kind {
 #define KSIM_XA_F_NOWAIT	0x02	/* GFP_NOWAIT instead of GFP_KERNEL */
 #define KSIM_XA_F_WRONG_OLD	0x04	/* cmpxchg: an old value that is not there */
 #define KSIM_XA_F_MARKED	0x08	/* find: filter by the op's mark */
+#define KSIM_XA_F_TRY		0x10	/* split: xas_try_split(), where the tree has it */
+#define KSIM_XA_F_ANY_ORDER	0x20	/* split: the op's order, not xas_try_split_min_order() */
 
 struct ksim_xa_op {
 	uint8_t kind;		/* enum ksim_xa_op_kind */
 	uint8_t flags;
-	uint8_t order;		/* STORE_ORDER */
+	uint8_t order;		/* STORE_ORDER; SPLIT: the new order (mod the entry's) */
 	uint8_t mark;		/* 0..2 */
 	unsigned long index;
 	unsigned long last;	/* STORE_RANGE; FIND*: max; ALLOC: limit max */
@@ -93,7 +101,7 @@ struct ksim_xa_sim {
 	struct ksim_xa_entry *e;	/* sorted, disjoint */
 	size_t nr, cap;
 	unsigned long next_val;
-	unsigned long ops, skipped, quirks;
+	unsigned long ops, skipped, quirks, splits;
 	/* True when -ENOMEM is acceptable for the op that just ran (an
 	 * allocation was failed on purpose); NULL: never. */
 	bool (*enomem_ok)(void);

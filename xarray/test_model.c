@@ -47,7 +47,7 @@ static const unsigned char weights[KSIM_XA_OP_NR] = {
 	[KSIM_XA_RESERVE] = 3, [KSIM_XA_RELEASE] = 3, [KSIM_XA_LOAD] = 10,
 	[KSIM_XA_GET_ORDER] = 3, [KSIM_XA_SET_MARK] = 8, [KSIM_XA_CLEAR_MARK] = 4,
 	[KSIM_XA_GET_MARK] = 4, [KSIM_XA_FIND] = 6, [KSIM_XA_FIND_AFTER] = 6,
-	[KSIM_XA_ALLOC] = 6, [KSIM_XA_DESTROY] = 0,
+	[KSIM_XA_ALLOC] = 6, [KSIM_XA_DESTROY] = 0, [KSIM_XA_SPLIT] = 4,
 };
 
 static void rand_op(struct ksim_rng *rng, struct ksim_xa_op *op)
@@ -72,6 +72,10 @@ static void rand_op(struct ksim_rng *rng, struct ksim_xa_op *op)
 		op->flags |= KSIM_XA_F_WRONG_OLD;
 	if (ksim_rng_below(rng, 2))
 		op->flags |= KSIM_XA_F_MARKED;
+	if (ksim_rng_below(rng, 2))
+		op->flags |= KSIM_XA_F_TRY;
+	if (ksim_rng_below(rng, 4) == 0)
+		op->flags |= KSIM_XA_F_ANY_ORDER;
 	op->order = ksim_rng_below(rng, 3) ? ksim_rng_below(rng, 4) : ksim_rng_below(rng, 13);
 	op->mark = ksim_rng_below(rng, 3);
 	op->index = rand_index(rng);
@@ -114,7 +118,8 @@ static void run(bool alloc)
 		ksim_xa_sim_check(&s, "end");
 	if (ksim_verbose)
 		printf("# %lu ops (%lu outside the contract, skipped; %lu marked xa_find_after() "
-		       "quirks), %zu entries at the end\n", s.ops, s.skipped, s.quirks, s.nr);
+		       "quirks; %lu splits), %zu entries at the end\n", s.ops, s.skipped, s.quirks,
+		       s.splits, s.nr);
 	ksim_xa_sim_destroy(&s);
 }
 
@@ -157,4 +162,51 @@ KSIM_TEST(oracle_sees_damage)
 	node->count--;
 	KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == 2);
 	ksim_xa_sim_destroy(&s);
+}
+
+/*
+ * Every split the API offers, checked against the model: each order o
+ * from 1 to 15 (a marked entry with neighbours on both sides, at 0 and far
+ * up), to every order n < o, with xas_split_alloc() + xas_split() and,
+ * where the tree has it, xas_try_split() from its minimum order and below.
+ */
+static bool split_one(unsigned long base, unsigned int o, unsigned int n, uint8_t flags)
+{
+	struct ksim_xa_sim s;
+	struct ksim_xa_op op = { .kind = KSIM_XA_STORE_ORDER, .order = o, .index = base };
+	bool ok;
+
+	ksim_xa_sim_init(&s, false);
+	ksim_xa_sim_op(&s, &op);
+	op = (struct ksim_xa_op){ .kind = KSIM_XA_SET_MARK, .index = base, .mark = 1 };
+	ksim_xa_sim_op(&s, &op);
+	op = (struct ksim_xa_op){ .kind = KSIM_XA_STORE, .index = base + (1UL << o) };
+	ksim_xa_sim_op(&s, &op);
+	if (base) {
+		op.index = base - 1;
+		ksim_xa_sim_op(&s, &op);
+	}
+	op = (struct ksim_xa_op){ .kind = KSIM_XA_SPLIT, .index = base + (1UL << o) - 1,
+				  .order = n, .flags = flags };
+	ksim_xa_sim_op(&s, &op);
+	ok = ksim_xa_sim_check(&s, "after the split");
+	ksim_xa_sim_destroy(&s);
+	return ok;
+}
+
+KSIM_TEST(split_orders)
+{
+	for (unsigned int o = 1; o < 16; o++)
+		for (unsigned int n = 0; n < o; n++)
+			for (unsigned int b = 0; b < 2; b++) {
+				unsigned long base = b ? 1UL << 30 : 0;
+
+				split_one(base, o, n, 0);
+#if KSIM_HAVE_XAS_TRY_SPLIT
+				split_one(base, o, n, KSIM_XA_F_TRY | KSIM_XA_F_ANY_ORDER);
+				split_one(base, o, n, KSIM_XA_F_TRY);
+#endif
+				if (ksim_problem_count(KSIM_P_TEST) > 4)
+					return;
+			}
 }
