@@ -506,6 +506,79 @@ static void op_find(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 		extract(s, op, filter);
 }
 
+/* The lowest index in [from, to] with no entry (not even a reserved one), or -1. */
+static long first_free(struct ksim_xa_sim *s, unsigned long from, unsigned long to)
+{
+	for (unsigned long i = from; i <= to; i++)
+		if (!m_at(s, i))
+			return i;
+	return -1;
+}
+
+/*
+ * __xa_alloc_cyclic(): "The search for an empty entry will start at @next
+ * and will wrap around if necessary"; returns 0, or 1 "if the allocation
+ * succeeded after wrapping", -ENOMEM "if memory could not be allocated",
+ * -EBUSY "if there are no free entries in @limit".
+ */
+static void op_alloc_cyclic(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
+{
+	u32 min = (u32)op->index, max = (u32)op->last, id = 0xdeadbeef, next = s->next_id;
+	u32 from = next > min ? next : min;
+	unsigned long val = new_val(s, op);
+	long want = first_free(s, from, max);
+	int want_ret = s->id_wrapped ? 1 : 0, ret;
+	bool above = want >= 0, known = false;
+
+	if (!above && from > min) {
+		want = first_free(s, min, max);
+		want_ret = 1;
+	}
+	/* __xa_alloc_cyclic(): 7.x's xa_alloc_cyclic() returns 0 after a wrap too */
+	xa_lock(&s->xa);
+	ret = __xa_alloc_cyclic(&s->xa, &id, raw_entry(val), XA_LIMIT(min, max), &s->next_id,
+				op_gfp(op));
+	xa_unlock(&s->xa);
+	if (want < 0) {
+		if (ret != -EBUSY)
+			FAIL(s, op, "full limit [%u, %u] returned %d, not -EBUSY", min, max, ret);
+		return;
+	}
+	if (ret < 0) {
+		op_error(s, op, ret);
+		if (s->next_id != next)
+			FAIL(s, op, "cursor moved from %u to %u by a failed allocation", next,
+			     s->next_id);
+		return;
+	}
+	/*
+	 * A failed node allocation above the cursor makes it start again at
+	 * the limit's minimum and report a wrap (finding
+	 * xarray-alloc-cyclic-nomem-wraps, every tree, xarray/regression/).
+	 * Accepted only when an allocation was failed on purpose, and only
+	 * as that: the lowest free index from the minimum, returning 1.
+	 */
+	if (above && ret == 1 && s->enomem_ok && s->enomem_ok() && from > min &&
+	    (long)id == first_free(s, min, max)) {
+		s->known++;
+		known = true;
+		want = id;
+		want_ret = 1;
+	}
+	if (id != want || ret != want_ret) {
+		FAIL(s, op, "allocated %u and returned %d from cursor %u in [%u, %u], model %ld "
+		     "and %d", id, ret, next, min, max, want, want_ret);
+		return;
+	}
+	if (s->next_id != id + 1)
+		FAIL(s, op, "cursor %u after allocating %u", s->next_id, id);
+	if (above && !known)
+		s->id_wrapped = false;	/* the first search succeeded */
+	if (s->next_id == 0)
+		s->id_wrapped = true;
+	m_insert(s, id, id, val ? val : KSIM_XA_RESERVED, 0);
+}
+
 static void op_alloc(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 {
 	u32 min = (u32)op->index, max = (u32)op->last, id = 0xdeadbeef, want = 0;
@@ -514,6 +587,10 @@ static void op_alloc(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 	unsigned long i;
 	int ret;
 
+	if (op->flags & KSIM_XA_F_CYCLIC) {
+		op_alloc_cyclic(s, op);
+		return;
+	}
 	for (i = min; i <= max; i++) {
 		if (!m_at(s, i)) {
 			want = i;

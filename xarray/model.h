@@ -31,7 +31,10 @@
  *   - xa_find() returns the first matching entry with an index >= start
  *     (its index is somewhere in the entry), xa_find_after() the first
  *     that starts after the given index; xa_alloc() the lowest free index
- *     in its limit.
+ *     in its limit; __xa_alloc_cyclic() the lowest free index from its
+ *     cursor up, else (returning 1: "after wrapping") from the limit's
+ *     minimum up, and 1 also for the first allocation after the cursor
+ *     went past U32_MAX; -ENOMEM only as -ENOMEM (never as a wrap).
  *
  * Where the xarray decides the shape (how xa_store_range() cuts its range
  * into runs), the model reads the cut from the xarray after the op and
@@ -64,7 +67,7 @@ enum ksim_xa_op_kind {
 	KSIM_XA_GET_MARK,	/* xa_get_mark */
 	KSIM_XA_FIND,		/* xa_find, XA_PRESENT or a mark */
 	KSIM_XA_FIND_AFTER,	/* xa_find_after */
-	KSIM_XA_ALLOC,		/* xa_alloc (allocating arrays; else xa_store) */
+	KSIM_XA_ALLOC,		/* xa_alloc (allocating arrays; else xa_store); F_CYCLIC: __xa_alloc_cyclic */
 	KSIM_XA_DESTROY,	/* xa_destroy */
 	KSIM_XA_SPLIT,		/* xas_split_alloc() + xas_split(); F_TRY: xas_try_split() */
 	KSIM_XA_OP_NR,
@@ -77,6 +80,7 @@ enum ksim_xa_op_kind {
 #define KSIM_XA_F_MARKED	0x08	/* find: filter by the op's mark */
 #define KSIM_XA_F_TRY		0x10	/* split: xas_try_split(), where the tree has it */
 #define KSIM_XA_F_ANY_ORDER	0x20	/* split: the op's order, not xas_try_split_min_order() */
+#define KSIM_XA_F_CYCLIC	0x40	/* alloc: __xa_alloc_cyclic() from the array's cursor */
 
 struct ksim_xa_op {
 	uint8_t kind;		/* enum ksim_xa_op_kind */
@@ -101,7 +105,10 @@ struct ksim_xa_sim {
 	struct ksim_xa_entry *e;	/* sorted, disjoint */
 	size_t nr, cap;
 	unsigned long next_val;
+	u32 next_id;		/* xa_alloc_cyclic()'s cursor */
+	bool id_wrapped;	/* it went past U32_MAX: the next allocation returns 1 */
 	unsigned long ops, skipped, quirks, splits;
+	unsigned long known;	/* results of a listed finding, accepted (model.c says where) */
 	/* True when -ENOMEM is acceptable for the op that just ran (an
 	 * allocation was failed on purpose); NULL: never. */
 	bool (*enomem_ok)(void);

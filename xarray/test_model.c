@@ -76,6 +76,8 @@ static void rand_op(struct ksim_rng *rng, struct ksim_xa_op *op)
 		op->flags |= KSIM_XA_F_TRY;
 	if (ksim_rng_below(rng, 4) == 0)
 		op->flags |= KSIM_XA_F_ANY_ORDER;
+	if (ksim_rng_below(rng, 2))
+		op->flags |= KSIM_XA_F_CYCLIC;
 	op->order = ksim_rng_below(rng, 3) ? ksim_rng_below(rng, 4) : ksim_rng_below(rng, 13);
 	op->mark = ksim_rng_below(rng, 3);
 	op->index = rand_index(rng);
@@ -118,8 +120,8 @@ static void run(bool alloc)
 		ksim_xa_sim_check(&s, "end");
 	if (ksim_verbose)
 		printf("# %lu ops (%lu outside the contract, skipped; %lu marked xa_find_after() "
-		       "quirks; %lu splits), %zu entries at the end\n", s.ops, s.skipped, s.quirks,
-		       s.splits, s.nr);
+		       "quirks; %lu splits; %lu known-finding results), %zu entries at the end\n",
+		       s.ops, s.skipped, s.quirks, s.splits, s.known, s.nr);
 	ksim_xa_sim_destroy(&s);
 }
 
