@@ -25,7 +25,8 @@
  * could not be allocated") is broken twice: the IDs from the cursor up
  * were free, and the caller is told the space wrapped.  A cyclic allocator
  * exists to delay the reuse of freed IDs; under memory pressure this hands
- * out the lowest freed one at once.
+ * out the lowest freed one at once.  lib/idr.c's idr_alloc_cyclic(), the
+ * same idea for the IDR, retries on -ENOSPC only.
  *
  * Reach: xa_alloc_cyclic() with GFP_NOWAIT/GFP_ATOMIC (with GFP_KERNEL a
  * node allocation does not fail in practice): in 7.3.4
