@@ -242,6 +242,8 @@ ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int ma
   WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
 
 # xarray/model.c: splitting multi-index entries
+ksim_feature(KSIM_HAVE_IDA_EXISTS FILE include/linux/idr.h REGEX "^static inline bool ida_exists\\("
+  WHY "ida_exists() and ida_find_first_range()")
 ksim_feature(KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS FILE lib/xarray.c REGEX "^static inline void node_mark_slots\\("
   WHY "xas_split() marks only the canonical slots of a new child node (6.1 marks all 64, siblings too: finding xarray-split-sibling-marks)")
 ksim_feature(KSIM_HAVE_XAS_TRY_SPLIT FILE lib/xarray.c REGEX "^void xas_try_split\\("
