@@ -159,8 +159,20 @@ KSIM_TEST(idr_api)
 			}
 		} else if (op < 45) {
 			/* idr_alloc_cyclic(): from the cursor, else from start */
-			int start = id_of(lo), end = hi == NSLOT - 1 ? 0 : (int)id_of(hi) + 1, from = start;
-			int before = idr_get_cursor(&idr);
+			int start, end, from, before = idr_get_cursor(&idr);
+
+			/* a third: a few IDs around the cursor (the wrap's edges) */
+			if (op % 3 == 0 && slot_of(cursor) >= 0) {
+				int c = slot_of(cursor), d = ksim_rng_below(rng, 3);
+
+				lo = c >= d && (c - d < WIN) == (c < WIN) ? c - d : c;
+				hi = lo + ksim_rng_below(rng, 4);
+				if (hi >= NSLOT || (lo < WIN) != (hi < WIN))
+					hi = lo;	/* within one window */
+			}
+			start = id_of(lo);
+			end = hi == NSLOT - 1 ? 0 : (int)id_of(hi) + 1;
+			from = start;
 
 			if ((int)cursor > start)
 				from = cursor;
@@ -330,4 +342,40 @@ KSIM_TEST(ida_api)
 	ida_check_all(&ida, "at the end", 1);
 	ida_destroy(&ida);
 	KSIM_EXPECT(ida_is_empty(&ida), "IDA not empty after ida_destroy()");
+}
+
+/* idr_alloc_cyclic() at the edges of its wrap, fixed cases. */
+KSIM_TEST(idr_cyclic_edges)
+{
+	struct idr idr;
+	int id;
+
+	idr_init(&idr);
+	for (int i = 0; i < 10; i++)
+		KSIM_ASSERT(idr_alloc(&idr, &objs[i], 0, 0, GFP_KERNEL) == i);
+	idr_remove(&idr, 5);
+	/* the cursor just above a free start, everything from it up full */
+	idr_set_cursor(&idr, 6);
+	id = idr_alloc_cyclic(&idr, &objs[5], 5, 10, GFP_KERNEL);
+	KSIM_EXPECT(id == 5, "cursor 6, [6, 9] full, 5 free: idr_alloc_cyclic(5, 10) = %d", id);
+	KSIM_EXPECT(idr_get_cursor(&idr) == 6, "cursor %u after allocating 5", idr_get_cursor(&idr));
+	/* full range */
+	id = idr_alloc_cyclic(&idr, &objs[10], 5, 10, GFP_KERNEL);
+	KSIM_EXPECT(id == -ENOSPC, "[5, 9] full: idr_alloc_cyclic() = %d", id);
+	/* the cursor past the end: from the start */
+	idr_remove(&idr, 7);
+	idr_set_cursor(&idr, 100);
+	id = idr_alloc_cyclic(&idr, &objs[7], 0, 10, GFP_KERNEL);
+	KSIM_EXPECT(id == 7, "cursor 100, 7 free in [0, 9]: idr_alloc_cyclic() = %d", id);
+	/* a cursor beyond INT_MAX reads as negative: from the start */
+	idr_remove(&idr, 3);
+	idr_set_cursor(&idr, 0x80000000u);
+	id = idr_alloc_cyclic(&idr, &objs[3], 2, 0, GFP_KERNEL);
+	KSIM_EXPECT(id == 3, "cursor 2^31, 3 free: idr_alloc_cyclic(2, 0) = %d", id);
+	/* after INT_MAX the cursor wraps to the start */
+	id = idr_alloc_cyclic(&idr, &objs[11], INT_MAX, 0, GFP_KERNEL);
+	KSIM_EXPECT(id == INT_MAX, "idr_alloc_cyclic(INT_MAX, 0) = %d", id);
+	id = idr_alloc_cyclic(&idr, &objs[12], 0, 0, GFP_KERNEL);
+	KSIM_EXPECT(id == 10, "after INT_MAX: idr_alloc_cyclic(0, 0) = %d, want 10", id);
+	idr_destroy(&idr);
 }
