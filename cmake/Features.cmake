@@ -241,7 +241,7 @@ ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_a
 ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
   WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
 
-# xarray/model.c: splitting multi-index entries
+# xarray/: the model's splits, the IDA API its tests call
 ksim_feature(KSIM_HAVE_IDA_EXISTS FILE include/linux/idr.h REGEX "^static inline bool ida_exists\\("
   WHY "ida_exists() and ida_find_first_range()")
 ksim_feature(KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS FILE lib/xarray.c REGEX "^static inline void node_mark_slots\\("

@@ -3,21 +3,22 @@
  * lib/rhashtable.c's own API (the RHASH map uses a part of it), against a
  * model: seeded random operations on int keys, each checked as it
  * returns, the whole table every 512 ops and at the end.  The deferred
- * resize worker runs at random points, so inserts also meet a table past
- * 100% load (the GFP_ATOMIC rehash from the insert path, nested tables);
- * with --fault SPEC allocations fail and an insert may return -ENOMEM (or
- * -EBUSY while a rehash is pending) but must then leave the table as it
- * was.
+ * resize worker runs in phases (worker_tick()), so inserts also meet a
+ * table past 100% load (rhashtable_insert_slow() and its GFP_ATOMIC
+ * rehash); with --fault SPEC allocations fail and an insert may return
+ * -ENOMEM (or -EBUSY while a rehash is pending) but must then leave the
+ * table as it was.
  *
  *   rhashtable_api   rhashtable_lookup_insert_fast(), _lookup_get_insert_fast(),
  *                    _remove_fast(), _replace_fast(), _lookup_fast(), a
  *                    walk (rhashtable_walk_enter/start/next/stop/exit: every
- *                    key sees at least once, nothing absent; -EAGAIN
+ *                    key seen at least once, nothing absent; -EAGAIN
  *                    restarts are allowed), with and without
  *                    automatic_shrinking, and with max_size (-E2BIG exactly
  *                    from 2 * max_size elements on)
  *   rhltable_api     rhltable_insert(), _remove(), _lookup() with duplicate
- *                    keys: the list under a key is exactly the model's set
+ *                    keys: the list under a key is exactly the model's set (each
+ *                    object once)
  */
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
@@ -61,6 +62,29 @@ static struct obj *free_obj(struct ksim_rng *rng, int k)
 		}
 	}
 	return NULL;
+}
+
+static void reset_objs(void)
+{
+	memset(objs, 0, sizeof(objs));
+	for (int i = 0; i < NOBJS; i++)
+		objs[i].id = i;
+}
+
+/*
+ * Phases of 2048 ops: the deferred resize worker (a workqueue in the
+ * kernel) runs often, seldom, or not at all; stalled, a table that has
+ * shrunk takes inserts past 100% load (the insert path's own GFP_ATOMIC
+ * rehash, rhashtable_insert_slow()).
+ */
+static void worker_tick(struct ksim_rng *rng, unsigned int n, unsigned int *every)
+{
+	static const unsigned int choice[] = { 4, 512, 0 };
+
+	if (n % 2048 == 0)
+		*every = choice[ksim_rng_below(rng, ARRAY_SIZE(choice))];
+	if (*every && ksim_rng_below(rng, *every) == 0)
+		ksim_run_pending_work();
 }
 
 static unsigned int model_count(void)
@@ -131,27 +155,23 @@ static void run(unsigned int max_size, bool shrink)
 		.min_size = 4,
 	};
 	struct rhashtable ht;
-	unsigned int freed = 0, worker_every = 8, keys = NKEYS;
+	unsigned int freed = 0, worker_every, keys = NKEYS;
 
-	memset(objs, 0, sizeof(objs));
+	reset_objs();
 	memset(model, 0, sizeof(model));
-	for (int i = 0; i < NOBJS; i++)
-		objs[i].id = i;
 	KSIM_ASSERT(!rhashtable_init(&ht, &p));
 	for (unsigned int n = 0; n < NOPS && ksim_problem_count(KSIM_P_TEST) < 10; n++) {
-		unsigned int op = ksim_rng_below(rng, 100);
-		int k = ksim_rng_below(rng, 4) ? ksim_rng_below(rng, keys) : ksim_rng_below(rng, NKEYS);
-		struct obj *o = free_obj(rng, k), *got;
+		unsigned int op;
+		struct obj *o, *got;
 		bool full = max_size && model_count() >= 2 * max_size;
-		int err;
+		int k, err;
 
-		/* the worker (a workqueue in the kernel) runs when it gets to */
-		if (ksim_rng_below(rng, worker_every) == 0)
-			ksim_run_pending_work();
-		if (n % 2048 == 0) {	/* phases: a busy or a slow worker, few or many keys */
-			worker_every = ksim_rng_below(rng, 2) ? 4 : 512;
+		worker_tick(rng, n, &worker_every);
+		if (n % 2048 == 0)	/* and few keys (the table shrinks) or many */
 			keys = ksim_rng_below(rng, 2) ? 64 : NKEYS;
-		}
+		op = ksim_rng_below(rng, 100);
+		k = ksim_rng_below(rng, 4) ? ksim_rng_below(rng, keys) : ksim_rng_below(rng, NKEYS);
+		o = free_obj(rng, k);
 		faults0 = ksim_fault_failures();
 		if (op < 30 && o) {
 			err = rhashtable_lookup_insert_fast(&ht, &o->node, p);
@@ -259,10 +279,9 @@ KSIM_TEST(rhltable_api)
 		.automatic_shrinking = true,
 	};
 	struct rhltable hlt;
+	unsigned int worker_every;
 
-	memset(objs, 0, sizeof(objs));
-	for (int i = 0; i < NOBJS; i++)
-		objs[i].id = i;
+	reset_objs();
 	KSIM_ASSERT(!rhltable_init(&hlt, &p));
 	for (unsigned int n = 0; n < NOPS && ksim_problem_count(KSIM_P_TEST) < 10; n++) {
 		unsigned int op = ksim_rng_below(rng, 100);
@@ -270,8 +289,7 @@ KSIM_TEST(rhltable_api)
 		struct obj *o = &objs[ksim_rng_below(rng, NOBJS)];
 		int err;
 
-		if (ksim_rng_below(rng, n % 4096 < 2048 ? 4 : 512) == 0)
-			ksim_run_pending_work();
+		worker_tick(rng, n, &worker_every);
 		faults0 = ksim_fault_failures();
 		if (op < 45) {
 			if (o->in)
@@ -291,17 +309,23 @@ KSIM_TEST(rhltable_api)
 			if (!err)
 				o->in = false;
 		} else {
+			static unsigned int listed[NOBJS], stamp;
 			struct rhlist_head *list, *pos;
 			struct obj *e;
 			unsigned int found = 0, want = 0;
+
+			stamp++;
 
 			for (int i = 0; i < NOBJS; i++)
 				want += objs[i].in && objs[i].key == k;
 			rcu_read_lock();
 			list = rhltable_lookup(&hlt, &k, p);
 			rhl_for_each_entry_rcu(e, pos, list, list) {
-				KSIM_EXPECT(e->in && e->key == k, "rhltable_lookup(%d) lists object %d "
-					    "(key %d, %s)", k, e->id, e->key, e->in ? "in" : "removed");
+				KSIM_EXPECT(e->in && e->key == k && listed[e->id] != stamp,
+					    "rhltable_lookup(%d) lists object %d (key %d, %s)%s", k, e->id,
+					    e->key, e->in ? "in" : "removed",
+					    listed[e->id] == stamp ? " twice" : "");
+				listed[e->id] = stamp;
 				found++;
 			}
 			rcu_read_unlock();

@@ -43,7 +43,7 @@
  * ida_free() and ida_destroy() no kmalloc object is left.
  *
  * Found by xarray/ida_api --fault p=0.02 (the test runner's leak check;
- * seeds 3, 5, 11, 17, 19 of 30 on 7.3.4).  Finding ida-alloc-nomem-leak in
+ * 6 of 30 seeds on 7.3.4).  Finding ida-alloc-nomem-leak in
  * docs/findings.toml.  Test code is ours; the tree is lib/idr.c from KSRC
  * (ksim_xarray).
  */
