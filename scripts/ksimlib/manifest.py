@@ -7,6 +7,7 @@ folder, fuzz targets, stress programs, benchmarks, kernel paths) and the
 repro suites.  The commands read it here instead of keeping lists of their
 own.  Schema: README.md, "Adding a component".
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -76,8 +77,13 @@ def for_tree(ksrc="", preset="default", cmake_args=()):
         argv.append(f"-DKSRC={ksrc}")
     env = dict(os.environ)
     env.pop("KSRC", None)
-    r = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+    os.makedirs(os.path.dirname(bdir), exist_ok=True)
+    # repro and mutate of one tree (CTest runs them side by side) configure
+    # the same directory: one at a time, or cmake's half-written cache fails.
+    with open(bdir + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
     if r.returncode:
         lines = r.stdout.splitlines()
         pick = [l for l in lines if l.startswith("ksim:")] or lines[-1:] or ["?"]

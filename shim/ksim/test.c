@@ -116,7 +116,8 @@ static bool run_one(const struct ksim_test *t, int idx)
 	return ok;
 }
 
-int ksim_test_run_in_child(void (*fn)(void *arg), void *arg)
+/* Forks, runs @fn(@arg) with the child's stderr on @err_fd (/dev/null if < 0). */
+static int run_in_child(void (*fn)(void *arg), void *arg, int err_fd)
 {
 	int status = -1;
 	pid_t pid;
@@ -129,7 +130,7 @@ int ksim_test_run_in_child(void (*fn)(void *arg), void *arg)
 		return -1;
 	if (pid == 0) {
 		struct rlimit none = { 0, 0 };
-		int fd = open("/dev/null", O_WRONLY);
+		int fd = err_fd >= 0 ? err_fd : open("/dev/null", O_WRONLY);
 
 		setrlimit(RLIMIT_CORE, &none);
 		if (fd >= 0)
@@ -140,6 +141,31 @@ int ksim_test_run_in_child(void (*fn)(void *arg), void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return status;
+}
+
+int ksim_test_run_in_child(void (*fn)(void *arg), void *arg)
+{
+	return run_in_child(fn, arg, -1);
+}
+
+char *ksim_test_capture_in_child(void (*fn)(void *arg), void *arg, int *status)
+{
+	char path[] = "/tmp/ksim-test-child-XXXXXX";
+	int fd = mkstemp(path);
+	char *buf = calloc(1, 65536);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		perror("ksim: capture of a child's stderr");
+		abort();
+	}
+	unlink(path);
+	*status = run_in_child(fn, arg, fd);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, 65535);
+	buf[n > 0 ? n : 0] = 0;
+	close(fd);
+	return buf;
 }
 
 static int cmp_test(const void *a, const void *b)

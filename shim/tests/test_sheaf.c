@@ -37,34 +37,6 @@ static struct kmem_cache *sheaf_cache(const char *name, unsigned int capacity)
 	return kmem_cache_create(name, 64, &args, 0);
 }
 
-/*
- * Runs @fn in a child whose stderr goes to a file, and returns that output
- * (malloc'ed; "" if none) with the wait status in *status: the problem and
- * BUG lines must name the call site.
- */
-static char *run_capture(void (*fn)(void *), int *status)
-{
-	char path[] = "/tmp/ksim-test-sheaf-XXXXXX";
-	int fd = mkstemp(path);
-	char *buf = calloc(1, 65536);
-	ssize_t n;
-
-	if (fd < 0 || !buf)
-		abort();
-	*status = ksim_test_run_in_child(fn, (void *)(intptr_t)fd);
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, 65535);
-	buf[n > 0 ? n : 0] = 0;
-	close(fd);
-	unlink(path);
-	return buf;
-}
-
-static void child_stderr(void *arg)
-{
-	dup2((int)(intptr_t)arg, 2);
-}
-
 KSIM_TEST(sheaf_prefill_alloc_return)
 {
 	struct kmem_cache *c = sheaf_cache("test_sheaf", 8);
@@ -285,7 +257,6 @@ static void empty_sheaf(void *arg)
 	struct slab_sheaf *sheaf;
 	void *p, *q;
 
-	child_stderr(arg);
 	ksim_problems_reset();
 	ksim_expect_problems(KSIM_P_WARN, 1);
 	sheaf = kmem_cache_prefill_sheaf(c, GFP_KERNEL, 1);
@@ -302,7 +273,7 @@ static void empty_sheaf(void *arg)
 KSIM_TEST(sheaf_alloc_from_empty_is_reported)
 {
 	int status;
-	char *out = run_capture(empty_sheaf, &status);
+	char *out = ksim_test_capture_in_child(empty_sheaf, NULL, &status);
 
 	KSIM_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	KSIM_EXPECT(strstr(out, "empty sheaf") != NULL);
@@ -317,7 +288,6 @@ static void wrong_cache(void *arg)
 	struct kmem_cache *b = sheaf_cache("test_sheaf_b", 4);
 	struct slab_sheaf *sheaf;
 
-	child_stderr(arg);
 	sheaf = kmem_cache_prefill_sheaf(a, GFP_KERNEL, 2);
 	kmem_cache_return_sheaf(b, GFP_KERNEL, sheaf);
 	_exit(7);	/* not reached: the shim BUGs */
@@ -326,7 +296,7 @@ static void wrong_cache(void *arg)
 KSIM_TEST(sheaf_return_to_wrong_cache_is_a_bug)
 {
 	int status;
-	char *out = run_capture(wrong_cache, &status);
+	char *out = ksim_test_capture_in_child(wrong_cache, NULL, &status);
 
 	KSIM_EXPECT(WIFSIGNALED(status));
 	KSIM_EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : -1, SIGABRT);
@@ -341,7 +311,6 @@ static void returned_twice(void *arg)
 	struct kmem_cache *c = sheaf_cache("test_sheaf_twice", 4);
 	struct slab_sheaf *sheaf;
 
-	child_stderr(arg);
 	sheaf = kmem_cache_prefill_sheaf(c, GFP_KERNEL, 2);
 	kmem_cache_return_sheaf(c, GFP_KERNEL, sheaf);
 	kmem_cache_return_sheaf(c, GFP_KERNEL, sheaf);
@@ -352,7 +321,7 @@ static void returned_twice(void *arg)
 KSIM_TEST(sheaf_returned_twice_is_caught)
 {
 	int status;
-	char *out = run_capture(returned_twice, &status);
+	char *out = ksim_test_capture_in_child(returned_twice, NULL, &status);
 
 	KSIM_EXPECT(!(WIFEXITED(status) && WEXITSTATUS(status) == 7));
 	KSIM_EXPECT(strstr(out, "not a live sheaf") != NULL ||
@@ -366,7 +335,6 @@ static void leaked_sheaf(void *arg)
 	struct slab_sheaf *sheaf;
 	void *p;
 
-	child_stderr(arg);
 	ksim_problems_reset();
 	ksim_expect_problems(KSIM_P_LEAK, 2);
 	fprintf(stderr, "prefill at line %d\n", __LINE__ + 1);
@@ -385,7 +353,7 @@ static void leaked_sheaf(void *arg)
 KSIM_TEST(sheaf_leak_reported_with_prefill_site)
 {
 	int status;
-	char *out = run_capture(leaked_sheaf, &status);
+	char *out = ksim_test_capture_in_child(leaked_sheaf, NULL, &status);
 	const char *at;
 	char site[64];
 	int line = 0;

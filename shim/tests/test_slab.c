@@ -23,6 +23,16 @@
 #include <ksim/rcu.h>
 #include <ksim/slab.h>
 #include <ksim/test.h>
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN	1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 static struct ksim_slab_stats kstats(struct kmem_cache *c)
 {
@@ -789,3 +799,96 @@ KSIM_TEST(single_threaded_mode_owner_only)
 		}
 	}
 }
+
+#ifdef TEST_ASAN
+/*
+ * ASan builds: a freed cache object waits, poisoned, in its cache's pool
+ * until KSIM_SLAB_POOL_DELAY later frees of that cache stand behind it.
+ */
+KSIM_TEST(pool_delays_reuse)
+{
+	struct kmem_cache *c = kmem_cache_create("test_pool", 96, 0, 0, NULL);
+	void *p, *q = NULL;
+	int i;
+
+	KSIM_ASSERT(c);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KSIM_ASSERT(p);
+	kmem_cache_free(c, p);
+	for (i = 0; i < KSIM_SLAB_POOL_DELAY; i++) {
+		q = kmem_cache_alloc(c, GFP_KERNEL);
+		KSIM_ASSERT(q);
+		if (q == p)
+			break;
+		kmem_cache_free(c, q);
+	}
+	KSIM_EXPECT_EQ(i, KSIM_SLAB_POOL_DELAY);	/* p was not handed out again */
+	/* now the oldest, p, comes back first, unpoisoned and accounted */
+	q = kmem_cache_alloc(c, GFP_KERNEL);
+	KSIM_EXPECT(q == p);
+	KSIM_EXPECT(!__asan_address_is_poisoned(q) &&
+		    !__asan_address_is_poisoned((char *)q + 95));
+	KSIM_EXPECT(__asan_address_is_poisoned((char *)q + 96));	/* its redzone */
+	KSIM_EXPECT_EQ(kstats(c).live, 1);
+	kmem_cache_free(c, q);
+	KSIM_EXPECT_EQ(kstats(c).live, 0);
+	kmem_cache_destroy(c);
+}
+
+static noinline void pool_uaf_free_it(struct kmem_cache *c, void *p)
+{
+	kmem_cache_free(c, p);
+	barrier();	/* not a tail call: this frame is in the free stack */
+}
+
+static void pool_uaf(void *arg)
+{
+	struct kmem_cache *c = kmem_cache_create("test_pool_uaf", 128, 0, 0, NULL);
+	volatile char *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	pool_uaf_free_it(c, (void *)p);
+	(void)p[40];
+	_exit(7);	/* not reached: ASan reports the read */
+}
+
+static void pool_double_free(void *arg)
+{
+	struct kmem_cache *c = kmem_cache_create("test_pool_df", 128, 0, 0, NULL);
+	void *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	pool_uaf_free_it(c, p);
+	kmem_cache_free(c, p);
+	_exit(7);	/* not reached: the shim BUGs */
+}
+
+/* A use of a pooled object: ASan's report, and the shim's account of the object. */
+KSIM_TEST(pool_use_after_free_is_described)
+{
+	int status;
+	char *out = ksim_test_capture_in_child(pool_uaf, NULL, &status);
+
+	KSIM_EXPECT(!(WIFEXITED(status) && WEXITSTATUS(status) == 7));
+	KSIM_EXPECT(strstr(out, "AddressSanitizer: use-after-poison") != NULL);
+	KSIM_EXPECT(strstr(out, "ksim: use-after-free:") != NULL);
+	KSIM_EXPECT(strstr(out, "40 bytes inside a freed object of cache test_pool_uaf (128 bytes") != NULL);
+	KSIM_EXPECT(strstr(out, "last allocated at pool_uaf (") != NULL);
+	KSIM_EXPECT(strstr(out, "freed by task 1 at:\n    #0 ") != NULL);
+	KSIM_EXPECT(strstr(out, "#0 ") && strstr(strstr(out, "#0 "), " in pool_uaf_free_it ") != NULL);
+	KSIM_EXPECT(strstr(out, "in obj_free") == NULL);	/* the shim's own frames are skipped */
+	if (ksim_verbose)
+		fputs(out, stderr);
+	free(out);
+}
+
+KSIM_TEST(pool_double_free_is_described)
+{
+	int status;
+	char *out = ksim_test_capture_in_child(pool_double_free, NULL, &status);
+
+	KSIM_EXPECT(WIFSIGNALED(status));
+	KSIM_EXPECT(strstr(out, "not an allocated object (double free") != NULL);
+	KSIM_EXPECT(strstr(out, "freed object of cache test_pool_df") != NULL);
+	KSIM_EXPECT(strstr(out, "in pool_uaf_free_it") != NULL);
+	free(out);
+}
+#endif

@@ -22,6 +22,12 @@ struct ksim_slab_stats {
 	unsigned long sheaved;		/* of live: held in sheaves, not handed out */
 };
 
+/*
+ * ASan builds: a freed kmem_cache object is reused only once this many
+ * later frees of its cache stand behind it (shim/mm/slab.c, "the pool").
+ */
+#define KSIM_SLAB_POOL_DELAY	4096
+
 /* The pseudo-caches for kmalloc and vmalloc allocations. */
 #define KSIM_CACHE_KMALLOC	((struct kmem_cache *)1)
 #define KSIM_CACHE_VMALLOC	((struct kmem_cache *)2)

@@ -86,6 +86,12 @@ int ksim_test_main(int argc, char **argv);
  * stopped first, so no thread is lost across fork().
  */
 int ksim_test_run_in_child(void (*fn)(void *arg), void *arg);
+/*
+ * The same, with the child's stderr kept: returns it (malloc'ed, NUL
+ * terminated, at most 64 KiB; "" if none) and the wait status in *@status,
+ * for checks of what a report says (the call site, the cache).
+ */
+char *ksim_test_capture_in_child(void (*fn)(void *arg), void *arg, int *status);
 
 /*
  * An exhaustive one-failure sweep with the fault engine: @run(@arg, 0) once
