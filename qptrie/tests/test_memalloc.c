@@ -20,9 +20,7 @@
 #include <ksim/bpf_mem.h>
 #include <ksim/rcu.h>
 #include <ksim/test.h>
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
+#include <ksim/asan.h>
 
 struct elem {
 	u64 key;
@@ -200,7 +198,7 @@ KSIM_TEST(checking_poisons_and_quarantines)
 	ksim_bpf_mem_stats(&ma, &st);
 	KSIM_EXPECT_EQ(st.reused, 0);
 	KSIM_EXPECT(st.quarantined >= 201);
-#if defined(__SANITIZE_ADDRESS__)
+#if KSIM_ASAN
 	KSIM_EXPECT(__asan_address_is_poisoned(&a->key));
 #endif
 	ksim_set_cpu(-1);
@@ -208,7 +206,7 @@ KSIM_TEST(checking_poisons_and_quarantines)
 	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if KSIM_ASAN
 KSIM_TEST(checking_stale_read_caught_by_asan)
 {
 	int status;
@@ -235,13 +233,9 @@ KSIM_TEST(checking_stale_write_caught_by_poison)
 	bpf_mem_cache_free(&ma, a);
 	/* a stale writer (ASan would stop a plain store; bypass it as a
 	 * non-instrumented writer such as a device or asm would) */
-#if defined(__SANITIZE_ADDRESS__)
 	ASAN_UNPOISON_MEMORY_REGION(a, sizeof(*a));
-#endif
 	a->val = 0x1234;
-#if defined(__SANITIZE_ADDRESS__)
 	ASAN_POISON_MEMORY_REGION(a, sizeof(*a));
-#endif
 	ksim_expect_problems(KSIM_P_WARN, 1);
 	bpf_mem_alloc_destroy(&ma);	/* leaves quarantine: poison checked */
 	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);

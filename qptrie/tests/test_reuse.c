@@ -27,6 +27,7 @@
 #include <ksim/bpf.h>
 #include <ksim/bpf_mem.h>
 #include <ksim/rcu.h>
+#include <ksim/asan.h>
 #include <ksim/test.h>
 
 #include <qptrie/qp_trie_ref.h>
@@ -117,7 +118,7 @@ KSIM_TEST(qp_ref_mutant_caught_faithful)
 		    "free without RCU went unnoticed: the stale reader still sees its key");
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if KSIM_ASAN
 static void mutant_in_checking_mode(void *unused)
 {
 	(void)unused;

@@ -15,6 +15,7 @@
 #include <ksim/fault.h>
 #include <ksim/run.h>
 #include <ksim/sched.h>
+#include <ksim/asan.h>
 #include <ksim/slab.h>
 #include <ksim/stress.h>
 #include <ksim/yield.h>
@@ -40,14 +41,8 @@ static const char *sanitizer(void)
 {
 #if defined(KSIM_TSAN)
 	return "tsan";
-#elif defined(__SANITIZE_ADDRESS__)
+#elif KSIM_ASAN
 	return "asan";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return "asan";
-#else
-	return "none";
-#endif
 #else
 	return "none";
 #endif

@@ -78,6 +78,7 @@
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
+#include <ksim/asan.h>
 #include <ksim/fault.h>
 #include <ksim/rcu.h>
 #include <ksim/ksim.h>
@@ -101,20 +102,10 @@
 /* Objects kept per free list; beyond that, freed for real. */
 #define RECYCLE_MAX	4096
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KSIM_SLAB_POOL	1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KSIM_SLAB_POOL	1
-#endif
-#endif
-#ifdef KSIM_SLAB_POOL
-#include <sanitizer/asan_interface.h>
+/* The pool of freed cache objects: ASan builds (see the top). */
+#define KSIM_SLAB_POOL	KSIM_ASAN
+#if KSIM_SLAB_POOL
 #include <sanitizer/common_interface_defs.h>
-#else
-#define KSIM_SLAB_POOL	0
-#define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))
-#define ASAN_UNPOISON_MEMORY_REGION(a, s)	((void)(a), (void)(s))
 #endif
 /* Later frees of its cache a pooled object waits for before its reuse. */
 #define POOL_DELAY	KSIM_SLAB_POOL_DELAY
@@ -662,7 +653,7 @@ static void pool_free(struct kmem_cache *c)
  * ASan's error hook and for double frees; takes no lock (the process is
  * about to die, and the faulting thread may hold one).
  */
-static bool pool_describe(const void *addr)
+static bool pool_describe(const void *addr, const char *what)
 {
 	if (!KSIM_SLAB_POOL)
 		return false;
@@ -677,12 +668,12 @@ static bool pool_describe(const void *addr)
 			    (const char *)addr >= (const char *)e->p + c->size)
 				continue;
 			fprintf(stderr,
-				"ksim: use-after-free: %p is %zu bytes inside a freed object of cache %s "
-				"(%u bytes; ASan calls it use-after-poison: the shim keeps freed cache "
-				"objects poisoned for reuse, KSIM_SLAB_POOL=off gives ASan's own report; "
-				"ASan's \"allocated by\" stack is this memory's first allocation)\n"
+				"ksim: %s: %p is %zu bytes inside a freed object of cache %s "
+				"(%u bytes), poisoned in the shim's pool (ASan reports a use of it as "
+				"use-after-poison, with this memory's first allocation as \"allocated "
+				"by\"; KSIM_SLAB_POOL=off gives ASan's own report)\n"
 				"ksim: last allocated at %s (%s:%d), freed by task %d at:\n",
-				addr, (size_t)((const char *)addr - (const char *)e->p), c->name,
+				what, addr, (size_t)((const char *)addr - (const char *)e->p), c->name,
 				c->size, e->func ? e->func : "?", e->file ? e->file : "?", e->line,
 				e->tid);
 			for (int f = 0, shown = 0; f < POOL_FRAMES && e->pcs[f]; f++) {
@@ -710,7 +701,7 @@ void __asan_on_error(void)
 	void *addr = __asan_get_report_address();
 
 	if (addr)
-		pool_describe(addr);
+		pool_describe(addr, "use-after-free");
 }
 #endif
 
@@ -833,7 +824,7 @@ static void obj_free(const void *p, struct kmem_cache *expect, const char *what)
 	struct objrec r;
 
 	if (!table_remove(p, &r)) {
-		pool_describe(p);
+		pool_describe(p, "double free");
 		ksim_bug(__FILE__, __LINE__,
 			 "%s(%p): not an allocated object (double free or invalid pointer)",
 			 what, p);

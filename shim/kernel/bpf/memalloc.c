@@ -35,19 +35,7 @@
 #include <linux/bpf_mem_alloc.h>
 #include <ksim/bpf_mem.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KSIM_ASAN_POISON 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KSIM_ASAN_POISON 1
-#endif
-#endif
-#ifdef KSIM_ASAN_POISON
-#include <sanitizer/asan_interface.h>
-#else
-#define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))
-#define ASAN_UNPOISON_MEMORY_REGION(a, s)	((void)(a), (void)(s))
-#endif
+#include <ksim/asan.h>
 
 #define LLIST_NODE_SZ		sizeof(void *)
 #define NUM_CACHES		11

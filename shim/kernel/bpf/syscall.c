@@ -24,12 +24,7 @@
 #include <ksim/bpf.h>
 #include <ksim/ksim.h>
 #include <ksim/fault.h>
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#else
-#define ASAN_POISON_MEMORY_REGION(a, s)		((void)(a), (void)(s))
-#define ASAN_UNPOISON_MEMORY_REGION(a, s)	((void)(a), (void)(s))
-#endif
+#include <ksim/asan.h>
 #if KSIM_HAVE_RQSPINLOCK
 #include <asm/rqspinlock.h>
 #endif
