@@ -213,7 +213,13 @@ static struct kmem_cache *real_cache(struct kmem_cache *s)
 	return s;
 }
 
-/* ---- the object table ---- */
+/*
+ * ---- the object table ----
+ *
+ * The table is the shim's own memory, never the kernel code's: its
+ * functions skip ASan's checks (__no_sanitize_address), whose shadow loads
+ * were a second cache miss at every lookup of a cold record.
+ */
 
 struct objrec {
 	void *ptr;
@@ -275,7 +281,23 @@ static inline size_t slot_home(const void *p, size_t mask)
 	return ((run << 6) | (((uintptr_t)p >> 6) & 0x3f)) & mask;
 }
 
-static struct objrec *slot_find(struct shard *sh, const void *p)
+/*
+ * Fetches the slot where p's record goes or is, without the shard's lock:
+ * a prefetch of a stale address is harmless, and the racy reads of the
+ * shard's array are relaxed atomics.
+ */
+static inline void table_prefetch(const void *p)
+{
+	struct shard *sh = shard_of(p);
+	uintptr_t slots = (uintptr_t)__atomic_load_n(&sh->slots, __ATOMIC_RELAXED);
+	size_t cap = __atomic_load_n(&sh->cap, __ATOMIC_RELAXED);
+
+	if (cap)
+		__builtin_prefetch((const void *)(slots + slot_home(p, cap - 1) *
+						  sizeof(struct objrec)), 1);
+}
+
+static __no_sanitize_address struct objrec *slot_find(struct shard *sh, const void *p)
 {
 	size_t mask = sh->cap - 1, i;
 
@@ -287,7 +309,7 @@ static struct objrec *slot_find(struct shard *sh, const void *p)
 	return NULL;
 }
 
-static void slot_insert_nogrow(struct shard *sh, const struct objrec *r)
+static __no_sanitize_address void slot_insert_nogrow(struct shard *sh, const struct objrec *r)
 {
 	size_t mask = sh->cap - 1, i = slot_home(r->ptr, mask);
 
@@ -297,7 +319,7 @@ static void slot_insert_nogrow(struct shard *sh, const struct objrec *r)
 	sh->used++;
 }
 
-static void shard_grow(struct shard *sh)
+static __no_sanitize_address void shard_grow(struct shard *sh)
 {
 	struct objrec *old = sh->slots;
 	size_t oldcap = sh->cap;
@@ -316,7 +338,7 @@ static void shard_grow(struct shard *sh)
 	free(old);
 }
 
-static void table_insert(const struct objrec *r)
+static __no_sanitize_address void table_insert(const struct objrec *r)
 {
 	struct shard *sh = shard_of(r->ptr);
 
@@ -328,7 +350,7 @@ static void table_insert(const struct objrec *r)
 }
 
 /* Linear-probing delete with backward shift; returns false if absent. */
-static bool table_remove(const void *p, struct objrec *out)
+static __no_sanitize_address bool table_remove(const void *p, struct objrec *out)
 {
 	struct shard *sh = shard_of(p);
 	struct objrec *r;
@@ -359,7 +381,7 @@ static bool table_remove(const void *p, struct objrec *out)
 	return true;
 }
 
-static bool table_lookup(const void *p, struct objrec *out)
+static __no_sanitize_address bool table_lookup(const void *p, struct objrec *out)
 {
 	struct shard *sh = shard_of(p);
 	struct objrec *r;
@@ -381,8 +403,9 @@ static void objrec_set_site(struct objrec *r, const char *func, const char *file
 	r->gen = __atomic_load_n(&slab_epoch, __ATOMIC_RELAXED);
 }
 
-static void table_set_free(const void *p, bool free_state, const char *func,
-			   const char *file, int line, size_t size)
+static __no_sanitize_address void table_set_free(const void *p, bool free_state,
+						  const char *func, const char *file, int line,
+						  size_t size)
 {
 	struct shard *sh = shard_of(p);
 	struct objrec *r;
@@ -400,7 +423,8 @@ static void table_set_free(const void *p, bool free_state, const char *func,
 }
 
 /* Sets or clears the sheaf holding p; with @func, records the hand-out site. */
-static void table_set_sheaf(const void *p, struct slab_sheaf *sheaf, KSIM_SITE_ARGS)
+static __no_sanitize_address void table_set_sheaf(const void *p, struct slab_sheaf *sheaf,
+						   KSIM_SITE_ARGS)
 {
 	struct shard *sh = shard_of(p);
 	struct objrec *r;
@@ -606,7 +630,7 @@ static bool pool_push_locked(struct kmem_cache *c, const struct pool_ent *e)
  * A pooled object comes back after thousands of frees: its memory and its
  * ASan shadow are cold, and the first touch of the shadow (unpoisoning)
  * was 14% of the maple suite's seed part.  Fetch the one POOL_PREFETCH
- * places behind the head ahead of time.
+ * places behind the head ahead of time, and its record's slot in the table.
  */
 #define POOL_PREFETCH	4
 static void pool_prefetch(struct kmem_cache *c, const void *p)
@@ -615,6 +639,7 @@ static void pool_prefetch(struct kmem_cache *c, const void *p)
 	__builtin_prefetch((const void *)(((uintptr_t)p >> shadow_scale) + shadow_offset), 1);
 	for (unsigned int off = 0; off < c->size && off < 256; off += 64)
 		__builtin_prefetch((const char *)p + off, 1);
+	table_prefetch(p);
 #endif
 }
 
@@ -1199,6 +1224,10 @@ int ksim_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t size,
 
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
+	/* The objects' records are likely cold (the maple tree frees unused
+	 * preallocations this way): fetch them all first. */
+	for (size_t i = 0; i < size; i++)
+		table_prefetch(p[i]);
 	for (size_t i = 0; i < size; i++)
 		kmem_cache_free(s, p[i]);
 }
