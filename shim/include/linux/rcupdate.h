@@ -15,7 +15,8 @@
  * Update side: synchronize_rcu() is liburcu's; call_rcu() queues on our own
  * worker thread, so rcu_barrier() waits only for callbacks actually queued
  * (liburcu's own call_rcu polls every 10 ms and makes an empty rcu_barrier()
- * cost that much).
+ * cost that much).  The worker lets callbacks gather for up to 1 ms before a
+ * grace period, as the kernel batches them, unless rcu_barrier() waits.
  *
  * Checks (CONFIG_PROVE_RCU): rcu_dereference_check(p, c) reports suspicious
  * RCU usage unless c holds or the caller is in a read-side section;
