@@ -54,26 +54,115 @@ static time_t ksim_suite_time(time_t *t)
  * ones an eighth of their length.  The ordering the tests rely on (slow
  * readers stay slow relative to the writer) is kept.
  *
- * One exception, by calling function: rcu_stress()'s 200 readers
- * (rcu_reader_fwd(), rcu_reader_rev()) run at nice 5 from their first
- * pause on.  Yielding at the default priority they kept the runqueue full,
- * and the writer's 10,000 steps each waited behind all of them (most of the
- * suite's wall time); the kernel's harness has them really sleep instead,
- * which costs a timer wakeup per pause.  They still walk the tree while the
- * writer runs, on the other core and whenever it yields.
+ * One exception, by calling function: rcu_stress()'s writer
+ * (rcu_stress_fwd(), rcu_stress_rev()) and its 200 readers
+ * (rcu_reader_fwd(), rcu_reader_rev()).  What the test wants is each reader
+ * walking its ranges again after each change of the tree, so that it sees
+ * every toggle, add and delete (it counts them).  A writer's pause after a
+ * step that took a lock (it stored) publishes the step, wakes the waiting
+ * readers and waits (at most 10 ms) until each reader has begun a walk
+ * after it; a reader's pause waits (at most 10 ms) for the next published
+ * step.  So every reader walks once per change, overlapping the writer's
+ * next stores, and no reader stands between the writer and a CPU.  Readers
+ * that yield instead let a CPU-bound neighbour (`seed`, when CTest runs the
+ * parts side by side) starve the writer; readers that sleep without the
+ * writer waiting for them miss most toggles (docs/measurements/maple.md).
  */
+#include <limits.h>
+#include <pthread.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <ksim/task.h>
+
+static unsigned int ksim_stress_step;	/* futex word: the writer's changing steps */
+static int ksim_stress_waiting;		/* readers waiting on it */
+static int ksim_stress_readers;		/* readers that paused at least once */
+static unsigned int ksim_stress_started;	/* futex word: readers that began a walk after the step */
+
+static long ksim_futex(unsigned int *word, int op, unsigned int val, long timeout_ns)
+{
+	struct timespec ts = { .tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000 };
+
+	return syscall(SYS_futex, word, op, val, timeout_ns ? &ts : NULL, NULL, 0);
+}
+
+static void ksim_stress_writer_pause(void)
+{
+	static __thread unsigned int lockdep_seq;
+	unsigned int started;
+	int i;
+
+	if (ksim_task()->lockdep_seq == lockdep_seq)
+		return;				/* nothing stored since the last pause */
+	lockdep_seq = ksim_task()->lockdep_seq;
+	__atomic_store_n(&ksim_stress_started, 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ksim_stress_step, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ksim_stress_waiting, __ATOMIC_SEQ_CST))
+		ksim_futex(&ksim_stress_step, FUTEX_WAKE_PRIVATE, INT_MAX, 0);
+	/* Until every reader has begun a walk after this change (or 10 ms). */
+	for (i = 0; i < 10; i++) {
+		started = __atomic_load_n(&ksim_stress_started, __ATOMIC_SEQ_CST);
+		if (started >= (unsigned int)__atomic_load_n(&ksim_stress_readers, __ATOMIC_SEQ_CST))
+			break;
+		ksim_futex(&ksim_stress_started, FUTEX_WAIT_PRIVATE, started, 1000000);
+	}
+}
+
+/* A reader thread's exit takes it off ksim_stress_readers. */
+static pthread_key_t ksim_stress_key;
+static pthread_once_t ksim_stress_once = PTHREAD_ONCE_INIT;
+
+static void ksim_stress_reader_exit(void *unused)
+{
+	__atomic_sub_fetch(&ksim_stress_readers, 1, __ATOMIC_SEQ_CST);
+}
+
+static void ksim_stress_key_init(void)
+{
+	pthread_key_create(&ksim_stress_key, ksim_stress_reader_exit);
+}
+
+static void ksim_stress_reader_pause(void)
+{
+	static __thread unsigned int seen;	/* the step the last walk began after */
+	static __thread bool counted;
+	unsigned int step;
+
+	if (!counted) {
+		pthread_once(&ksim_stress_once, ksim_stress_key_init);
+		pthread_setspecific(ksim_stress_key, &counted);
+		__atomic_add_fetch(&ksim_stress_readers, 1, __ATOMIC_SEQ_CST);
+		counted = true;
+	}
+	if (__atomic_load_n(&ksim_stress_step, __ATOMIC_SEQ_CST) == seen) {
+		__atomic_add_fetch(&ksim_stress_waiting, 1, __ATOMIC_SEQ_CST);
+		/* The timeout covers the end: test->stop comes without a step. */
+		ksim_futex(&ksim_stress_step, FUTEX_WAIT_PRIVATE, seen, 10000000);
+		__atomic_sub_fetch(&ksim_stress_waiting, 1, __ATOMIC_SEQ_CST);
+	}
+	step = __atomic_load_n(&ksim_stress_step, __ATOMIC_SEQ_CST);
+	if (step != seen) {
+		seen = step;
+		if (__atomic_add_fetch(&ksim_stress_started, 1, __ATOMIC_SEQ_CST) >=
+		    (unsigned int)__atomic_load_n(&ksim_stress_readers, __ATOMIC_SEQ_CST))
+			ksim_futex(&ksim_stress_started, FUTEX_WAKE_PRIVATE, 1, 0);
+	}
+}
+
 static int ksim_suite_usleep(useconds_t us, const char *caller)
 {
-	static __thread bool niced;
 	struct timespec ts;
 
-	if (!niced && (!strcmp(caller, "rcu_reader_fwd") || !strcmp(caller, "rcu_reader_rev"))) {
-		setpriority(PRIO_PROCESS, gettid(), 5);
-		niced = true;
+	if (!strcmp(caller, "rcu_stress_fwd") || !strcmp(caller, "rcu_stress_rev")) {
+		ksim_stress_writer_pause();
+		return 0;
+	}
+	if (!strcmp(caller, "rcu_reader_fwd") || !strcmp(caller, "rcu_reader_rev")) {
+		ksim_stress_reader_pause();
+		return 0;
 	}
 	if (us <= 10)
 		return sched_yield();
