@@ -77,14 +77,17 @@ static time_t ksim_suite_time(time_t *t)
 #include <unistd.h>
 #include <ksim/task.h>
 
-static unsigned int ksim_stress_step;	/* futex word: the writer's changing steps */
-static int ksim_stress_waiting;		/* readers waiting on it */
-static int ksim_stress_readers;		/* readers that paused at least once */
-static unsigned int ksim_stress_started;	/* futex word: readers that began a walk after the step */
+static unsigned int ksim_stress_step;		/* futex: the writer's storing steps */
+static int ksim_stress_waiting;			/* readers waiting on it */
+static int ksim_stress_readers;			/* live readers that paused once */
+static unsigned int ksim_stress_started;	/* futex: readers that began a walk since */
 
 static long ksim_futex(unsigned int *word, int op, unsigned int val, long timeout_ns)
 {
-	struct timespec ts = { .tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000 };
+	struct timespec ts = {
+		.tv_sec = timeout_ns / 1000000000,
+		.tv_nsec = timeout_ns % 1000000000,
+	};
 
 	return syscall(SYS_futex, word, op, val, timeout_ns ? &ts : NULL, NULL, 0);
 }
@@ -105,7 +108,8 @@ static void ksim_stress_writer_pause(void)
 	/* Until every reader has begun a walk after this change (or 10 ms). */
 	for (i = 0; i < 10; i++) {
 		started = __atomic_load_n(&ksim_stress_started, __ATOMIC_SEQ_CST);
-		if (started >= (unsigned int)__atomic_load_n(&ksim_stress_readers, __ATOMIC_SEQ_CST))
+		if (started >= (unsigned int)__atomic_load_n(&ksim_stress_readers,
+							     __ATOMIC_SEQ_CST))
 			break;
 		ksim_futex(&ksim_stress_started, FUTEX_WAIT_PRIVATE, started, 1000000);
 	}
