@@ -75,6 +75,7 @@ static time_t ksim_suite_time(time_t *t)
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/bug.h>
 #include <ksim/task.h>
 
 static unsigned int ksim_stress_step;		/* futex: the writer's storing steps */
@@ -94,12 +95,19 @@ static long ksim_futex(unsigned int *word, int op, unsigned int val, long timeou
 
 static void ksim_stress_writer_pause(void)
 {
-	static __thread unsigned int lockdep_seq;
+	static __thread unsigned int lockdep_seq, idle_pauses;
 	unsigned int started;
 	int i;
 
-	if (ksim_task()->lockdep_seq == lockdep_seq)
+	if (ksim_task()->lockdep_seq == lockdep_seq) {
+		/* It stores every 5th step: if it stopped taking the tree's lock,
+		 * the readers would only walk at their timeouts, seeing little. */
+		WARN_ONCE(++idle_pauses == 100,
+			  "ksim: rcu_stress()'s writer made 100 steps without taking a lock; "
+			  "the readers' pacing (maple/kernel_suite.c) needs another signal");
 		return;				/* nothing stored since the last pause */
+	}
+	idle_pauses = 0;
 	lockdep_seq = ksim_task()->lockdep_seq;
 	__atomic_store_n(&ksim_stress_started, 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&ksim_stress_step, 1, __ATOMIC_SEQ_CST);
