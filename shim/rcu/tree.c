@@ -4,9 +4,9 @@
  *
  * Read side and grace periods come from liburcu's memb flavour.  Callbacks
  * (call_rcu, kfree_rcu) run on one worker thread of ours: woken by a
- * callback, it lets more gather for up to 1 ms, takes the whole queue, waits
- * one grace period, then invokes the batch with rcu_callback_map held and in
- * "softirq" context, as the kernel does.
+ * callback, it lets more gather for ksim_rcu_gather_ns (1 ms), takes the
+ * whole queue, waits one grace period, then invokes the batch with
+ * rcu_callback_map held and in "softirq" context, as the kernel does.
  * rcu_barrier() waits until every callback queued before it has run, woken
  * by the worker; with nothing queued it returns at once.  The worker starts
  * on the first call_rcu() and ksim_rcu_quiesce() can stop it, so a process
@@ -375,17 +375,21 @@ static void run_after_grace_period(struct ksim_rcu_batch *b)
  * IPI to every CPU, 20% of its time and slowing the part beside it.  The
  * kernel batches too, over grace periods of milliseconds.
  */
-#define KSIM_RCU_GATHER_NS	(1000 * 1000)
+unsigned long ksim_rcu_gather_ns = 1000 * 1000;
 
 static bool worker_gathering;		/* under cb_lock: no signal needed */
 static int barrier_waiters;		/* under cb_lock */
 
 static void gather_locked(void)
 {
+	unsigned long ns = __atomic_load_n(&ksim_rcu_gather_ns, __ATOMIC_RELAXED);
 	struct timespec until;
 
+	if (!ns)
+		return;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += KSIM_RCU_GATHER_NS;
+	until.tv_sec += ns / 1000000000;
+	until.tv_nsec += ns % 1000000000;
 	if (until.tv_nsec >= 1000000000) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;

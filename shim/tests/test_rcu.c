@@ -212,6 +212,65 @@ KSIM_TEST(call_rcu_callback_is_in_softirq)
 	KSIM_EXPECT(probe.in_atomic);
 }
 
+static bool probes_ran_within(struct cb_probe *a, struct cb_probe *b, double secs)
+{
+	double t0 = now_sec();
+
+	while (!__atomic_load_n(&a->ran, __ATOMIC_ACQUIRE) ||
+	       !__atomic_load_n(&b->ran, __ATOMIC_ACQUIRE)) {
+		if (now_sec() - t0 > secs)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/*
+ * The worker lets callbacks gather for ksim_rcu_gather_ns before their
+ * grace period: two callbacks 20 ms apart share one, inside a 500 ms
+ * window, and the window ends by itself (no rcu_barrier() here).
+ */
+KSIM_TEST(call_rcu_callbacks_gather_for_one_grace_period)
+{
+	static struct cb_probe a, b;
+	unsigned long saved = ksim_rcu_gather_ns;
+	struct ksim_rcu_stats s0, s1;
+
+	rcu_barrier();
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ksim_rcu_gather_ns = 500 * 1000 * 1000;
+	ksim_rcu_stats(&s0);
+	call_rcu(&a.rcu, probe_cb);
+	usleep(20000);
+	KSIM_EXPECT_EQ(__atomic_load_n(&a.ran, __ATOMIC_ACQUIRE), 0);
+	call_rcu(&b.rcu, probe_cb);
+	KSIM_EXPECT(probes_ran_within(&a, &b, 30));
+	ksim_rcu_stats(&s1);
+	KSIM_EXPECT_EQ(s1.grace_periods, s0.grace_periods + 1);
+	ksim_rcu_gather_ns = saved;
+}
+
+/* rcu_barrier() does not wait out the gathering (here a minute long). */
+KSIM_TEST(rcu_barrier_ends_the_gathering)
+{
+	static struct cb_probe a, b;
+	unsigned long saved = ksim_rcu_gather_ns;
+	double t0;
+
+	rcu_barrier();
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ksim_rcu_gather_ns = 60UL * 1000 * 1000 * 1000;
+	t0 = now_sec();
+	call_rcu(&a.rcu, probe_cb);
+	call_rcu(&b.rcu, probe_cb);
+	rcu_barrier();
+	KSIM_EXPECT(probes_ran_within(&a, &b, 0));
+	KSIM_EXPECT(now_sec() - t0 < 30);
+	ksim_rcu_gather_ns = saved;
+}
+
 KSIM_TEST(rcu_barrier_empty_is_prompt)
 {
 	double t0;

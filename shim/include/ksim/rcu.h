@@ -20,6 +20,12 @@ void ksim_rcu_quiesce(void);
  * Callbacks are then deferred until the next rcu_barrier().
  */
 void ksim_rcu_set_inline_callbacks(bool on);
+/*
+ * How long the callback worker, woken by a callback, lets more gather
+ * before it starts their grace period (default 1 ms; rcu_barrier() and
+ * ksim_rcu_quiesce() end the wait).  For tests.
+ */
+extern unsigned long ksim_rcu_gather_ns;
 /* What frees a kvfree_rcu() object after its grace period (the slab's kvfree). */
 void ksim_rcu_set_kvfree(void (*fn)(const void *));
 
