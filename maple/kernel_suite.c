@@ -13,8 +13,8 @@
  *   farmer        farmer_tests()       maple.c's userspace-only tests, but
  *                                      for check_rcu_threaded():
  *   rcu_threaded  check_rcu_threaded() on the tree farmer_tests() gives it:
- *                 the longest test (200 reader threads), run beside the
- *                 rest, since the suite's wall time is its longest part's
+ *                 200 reader threads, run beside the rest, since the
+ *                 suite's wall time is its longest part's
  *   seed          maple_tree_seed() and maple_tree_harvest():
  *                 lib/test_maple_tree.c, the in-kernel test module's init
  *                 and exit
@@ -79,7 +79,6 @@ static time_t ksim_suite_time(time_t *t)
 #include <ksim/task.h>
 
 static unsigned int ksim_stress_step;		/* futex: the writer's storing steps */
-static int ksim_stress_waiting;			/* readers waiting on it */
 static int ksim_stress_readers;			/* live readers that paused once */
 static unsigned int ksim_stress_started;	/* futex: readers that began a walk since */
 
@@ -111,8 +110,7 @@ static void ksim_stress_writer_pause(void)
 	lockdep_seq = ksim_task()->lockdep_seq;
 	__atomic_store_n(&ksim_stress_started, 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&ksim_stress_step, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&ksim_stress_waiting, __ATOMIC_SEQ_CST))
-		ksim_futex(&ksim_stress_step, FUTEX_WAKE_PRIVATE, INT_MAX, 0);
+	ksim_futex(&ksim_stress_step, FUTEX_WAKE_PRIVATE, INT_MAX, 0);
 	/* Until every reader has begun a walk after this change (or 10 ms). */
 	for (i = 0; i < 10; i++) {
 		started = __atomic_load_n(&ksim_stress_started, __ATOMIC_SEQ_CST);
@@ -149,12 +147,8 @@ static void ksim_stress_reader_pause(void)
 		__atomic_add_fetch(&ksim_stress_readers, 1, __ATOMIC_SEQ_CST);
 		counted = true;
 	}
-	if (__atomic_load_n(&ksim_stress_step, __ATOMIC_SEQ_CST) == seen) {
-		__atomic_add_fetch(&ksim_stress_waiting, 1, __ATOMIC_SEQ_CST);
-		/* The timeout covers the end: test->stop comes without a step. */
-		ksim_futex(&ksim_stress_step, FUTEX_WAIT_PRIVATE, seen, 10000000);
-		__atomic_sub_fetch(&ksim_stress_waiting, 1, __ATOMIC_SEQ_CST);
-	}
+	/* The timeout covers the end: test->stop comes without a step. */
+	ksim_futex(&ksim_stress_step, FUTEX_WAIT_PRIVATE, seen, 10000000);
 	step = __atomic_load_n(&ksim_stress_step, __ATOMIC_SEQ_CST);
 	if (step != seen) {
 		seen = step;

@@ -566,8 +566,7 @@ static __thread uintptr_t stack_lo, stack_hi;
  * thread's stack, so a frame without a frame pointer (libc's) only ends
  * the walk early.
  */
-static noinline __attribute__((no_sanitize_address))
-void pool_save_stack(void **pcs)
+static noinline __no_sanitize_address void pool_save_stack(void **pcs)
 {
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	int n = 0;
