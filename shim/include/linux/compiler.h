@@ -43,7 +43,20 @@ do {									\
 	__atomic_store(&(x), &__w, __ATOMIC_RELAXED);			\
 } while (0)
 
-#define data_race(expr)		({ __unqual_scalar_typeof(({ expr; })) __v = ({ expr; }); __v; })
+/*
+ * data_race(): an access that is racy on purpose.  As in the kernel, KCSAN
+ * is switched off for the expression (linux/kcsan-checks.h: a no-op, or
+ * under ThreadSanitizer TSan ignores the thread's accesses meanwhile).
+ */
+#define data_race(expr)							\
+({									\
+	__unqual_scalar_typeof(({ expr; })) __v = ({			\
+		__kcsan_disable_current();				\
+		expr;							\
+	});								\
+	__kcsan_enable_current();					\
+	__v;								\
+})
 
 #define OPTIMIZER_HIDE_VAR(var)	__asm__ ("" : "=r" (var) : "0" (var))
 #define RELOC_HIDE(ptr, off)	((typeof(ptr))((unsigned long)(ptr) + (off)))
@@ -69,10 +82,10 @@ do {									\
 #define prevent_tail_call_optimization()	mb()
 
 /*
- * KCSAN is not configured: the tree's own kcsan-checks.h then turns
- * ASSERT_EXCLUSIVE_ACCESS() and friends into no-ops (the kernel reaches it
- * through asm/rwonce.h).
+ * The KCSAN annotations (the kernel reaches them through asm/rwonce.h):
+ * no-ops, or under ThreadSanitizer as KCSAN treats them (the header says
+ * how).
  */
-#include <include/linux/kcsan-checks.h>
+#include <linux/kcsan-checks.h>
 
 #endif /* _LINUX_COMPILER_H */

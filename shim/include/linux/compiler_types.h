@@ -51,7 +51,21 @@
 #define __noreturn		__attribute__((__noreturn__))
 #define noinline_for_stack	noinline
 #define __no_sanitize_address	__attribute__((no_sanitize_address))
+/*
+ * As include/linux/compiler-clang.h: clang says __has_feature(), GCC
+ * defines __SANITIZE_THREAD__ itself; the KCSAN annotations (linux/kcsan-
+ * checks.h) and __no_kcsan read it.
+ */
+#if !defined(__SANITIZE_THREAD__) && defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define __SANITIZE_THREAD__
+#endif
+#endif
+#ifdef __SANITIZE_THREAD__
+#define __no_kcsan		__attribute__((no_sanitize_thread))
+#else
 #define __no_kcsan
+#endif
 #define __no_sanitize_or_inline
 #define __noinstr_section(x)
 #define noinstr

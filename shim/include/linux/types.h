@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <sys/types.h>
-#include <linux/compiler.h>
 
 typedef uint8_t  u8;
 typedef uint16_t u16;
@@ -97,5 +96,11 @@ struct callback_head {
 
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 typedef void (*call_rcu_func_t)(struct rcu_head *head, rcu_callback_t func);
+
+/*
+ * Last: linux/compiler.h reaches the tree's kcsan-checks.h, whose KCSAN
+ * structures need struct list_head from above.
+ */
+#include <linux/compiler.h>
 
 #endif /* _LINUX_TYPES_H */
