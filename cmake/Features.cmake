@@ -187,6 +187,8 @@ ksim_feature(KSIM_HAVE_LINEAR_PAGE_DELTA FILE include/linux/pagemap.h
   WHY "linear_page_delta()/linear_page_index() over vma_start_pgoff() (and __linear_anon_page_index())")
 ksim_feature(KSIM_HAVE_PER_VMA_LOCK FILE include/linux/mm_types.h REGEX "CONFIG_PER_VMA_LOCK"
   WHY "per-VMA locks exist (vm_lock_seq vs mm_lock_seq, vma_start_write()): mm-sim emulates them")
+ksim_feature(KSIM_HAVE_VMA_LOCK_ALLOC FILE kernel/fork.c REGEX "^static bool vma_lock_alloc\\(struct vm_area_struct \\*vma\\)"
+  WHY "the per-VMA lock is a separate object (vma->vm_lock, struct vma_lock) that vm_area_alloc()/vm_area_dup() allocate")
 ksim_feature(KSIM_HAVE_DUP_USERFAULTFD_FAIL FILE include/linux/userfaultfd_k.h
   REGEX "^void dup_userfaultfd_fail\\(struct list_head \\*\\);"
   WHY "dup_mmap() ends with dup_userfaultfd_fail() on failure (else dup_userfaultfd_complete() always)")

@@ -1048,6 +1048,29 @@ unsigned long ksim_hooks_check_all_freed(void)
 
 /* ---- per-VMA locks (include/linux/mmap_lock.h semantics), emulated ---- */
 #if KSIM_HAVE_PER_VMA_LOCK
+/* Where the readers and the shape live: kernel.h, struct vm_area_struct */
+#if KSIM_HAVE_VMA_LOCK_ALLOC
+static atomic_t *vma_readers(struct vm_area_struct *vma)
+{
+	return &vma->vm_lock->readers;
+}
+
+static unsigned long *vma_shadow(struct vm_area_struct *vma)
+{
+	return &vma->vm_lock->shadow;
+}
+#else
+static atomic_t *vma_readers(struct vm_area_struct *vma)
+{
+	return &vma->ksim_readers;
+}
+
+static unsigned long *vma_shadow(struct vm_area_struct *vma)
+{
+	return &vma->ksim_shadow;
+}
+#endif
+
 static bool mmap_write_held(struct mm_struct *mm)
 {
 	return lockdep_is_held_type(&mm->mmap_lock, 0);
@@ -1071,7 +1094,7 @@ static bool wait_readers_left(struct vm_area_struct *vma)
 	struct timespec t0 = { 0 }, t;
 
 	/* The clock only once a reader is inside: it cost 7% of a fork. */
-	while (atomic_read_acquire(&vma->ksim_readers)) {
+	while (atomic_read_acquire(vma_readers(vma))) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (!t0.tv_sec && !t0.tv_nsec)
 			t0 = t;
@@ -1093,7 +1116,7 @@ void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 		return;
 	/*
 	 * Mark it write-locked first, then wait for the readers inside: a
-	 * reader increments ksim_readers and then rechecks vm_lock_seq, so
+	 * reader increments its count and then rechecks vm_lock_seq, so
 	 * either it sees the mark and backs off or we see it and wait (the
 	 * kernel's VMA_LOCK_OFFSET closes the same window).  Waiting first
 	 * let a reader in between and hold the VMA while it changed.
@@ -1152,7 +1175,7 @@ void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 /* vma_assert_locked(): read-locked (a reader inside), else write-locked */
 void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 {
-	if (atomic_read(&vma->ksim_readers))
+	if (atomic_read(vma_readers(vma)))
 		return;
 	if (lockdep_is_held(&vma->vm_mm->mmap_lock) && !mmap_write_held(vma->vm_mm))
 		return;	/* vma_assert_stabilised()'s mmap read lock */
@@ -1167,19 +1190,22 @@ void ksim_vma_assert_stabilised(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 	ksim_vma_assert_locked(vma, func, file, line);
 }
 
-void ksim_vma_lock_reset(struct vm_area_struct *vma)
+void ksim_vma_lock_reset(struct vm_area_struct *vma, bool reset_refcnt)
 {
 	vma->vm_lock_seq = UINT_MAX;
-	atomic_set(&vma->ksim_readers, 0);
-	vma->ksim_shadow = 0;
+	if (reset_refcnt)
+		atomic_set(vma_readers(vma), 0);
+	*vma_shadow(vma) = 0;
 }
 
+#if KSIM_HAVE_VMA_LOCK_ALLOC
+/* 6.12's vma_lock_alloc(): a new lock object, as init_rwsem() leaves it */
 bool ksim_vma_lock_alloc(struct vm_area_struct *vma)
 {
 	vma->vm_lock = kmem_cache_alloc(vma_lock_cache, GFP_KERNEL);
 	if (!vma->vm_lock)
 		return false;
-	ksim_vma_lock_reset(vma);
+	ksim_vma_lock_reset(vma, true);
 	return true;
 }
 
@@ -1187,12 +1213,13 @@ void ksim_vma_lock_free(struct vm_area_struct *vma)
 {
 	kmem_cache_free(vma_lock_cache, vma->vm_lock);
 }
+#endif
 
 void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 {
-	if (atomic_read(&vma->ksim_readers))
+	if (atomic_read(vma_readers(vma)))
 		P(KSIM_P_TEST, "VMA [%lx, %lx) freed while %d reader(s) hold it", vma->vm_start, vma->vm_end,
-		  atomic_read(&vma->ksim_readers));
+		  atomic_read(vma_readers(vma)));
 }
 
 static unsigned long vma_shape(struct vm_area_struct *vma)
@@ -1229,11 +1256,11 @@ void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS
 				continue;
 			h = vma_shape(vma);
 
-			if (h != vma->ksim_shadow && !vma_write_locked(vma))
+			if (h != *vma_shadow(vma) && !vma_write_locked(vma))
 				P(KSIM_P_LOCKDEP, "VMA [%lx, %lx) of mm %d %s under the mmap write lock without vma_start_write()",
 				  vma->vm_start, vma->vm_end, mm->ksim_id,
-				  vma->ksim_shadow ? "changed" : "inserted");
-			vma->ksim_shadow = h;
+				  *vma_shadow(vma) ? "changed" : "inserted");
+			*vma_shadow(vma) = h;
 		}
 	}
 	/* mm_lock_seqcount_end(): even again, every VMA write lock of the session ends (RELEASE) */
@@ -1268,7 +1295,7 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	pthread_mutex_lock(&vma_ref_lock);
 	attached = READ_ONCE(vma->ksim_attached);
 	if (attached)
-		(void)atomic_inc_return(&vma->ksim_readers);
+		(void)atomic_inc_return(vma_readers(vma));
 	pthread_mutex_unlock(&vma_ref_lock);
 	if (!attached) {
 		vma = ERR_PTR(-EAGAIN);	/* detached from under us */
@@ -1279,7 +1306,7 @@ struct vm_area_struct *ksim_vma_start_read(struct mm_struct *mm, struct vm_area_
 	if (READ_ONCE(vma->vm_mm) != mm ||
 	    (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
 	     READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&mm->mm_lock_seq))) {
-		atomic_dec(&vma->ksim_readers);
+		atomic_dec(vma_readers(vma));
 		vma = NULL;
 		goto err;
 	}
@@ -1300,7 +1327,7 @@ bool ksim_vma_start_read_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS)
 	pthread_mutex_lock(&vma_ref_lock);
 	attached = READ_ONCE(vma->ksim_attached);
 	if (attached)
-		(void)atomic_inc_return(&vma->ksim_readers);
+		(void)atomic_inc_return(vma_readers(vma));
 	pthread_mutex_unlock(&vma_ref_lock);
 	return attached;
 }
@@ -1319,10 +1346,10 @@ bool ksim_vma_start_read(struct vm_area_struct *vma)
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(vma->vm_mm->mm_lock_seq))
 		return false;
 	ksim_yield_point();
-	(void)atomic_inc_return(&vma->ksim_readers);
+	(void)atomic_inc_return(vma_readers(vma));
 	if (!KSIM_MUTANT_VMA_READ_NO_RECHECK &&
 	    READ_ONCE(vma->vm_lock_seq) == smp_load_acquire(&vma->vm_mm->mm_lock_seq)) {
-		atomic_dec(&vma->ksim_readers);
+		atomic_dec(vma_readers(vma));
 		return false;
 	}
 	ksim_yield_point();	/* a fault handler holds its VMA for long */
@@ -1348,11 +1375,11 @@ struct vm_area_struct *ksim_lock_vma_under_rcu(struct mm_struct *mm, unsigned lo
 	vma = mas_walk(&mas);
 	if (!vma)
 		goto fail;
-	atomic_inc(&vma->ksim_readers);
+	atomic_inc(vma_readers(vma));
 	smp_mb();
 	if (READ_ONCE(vma->vm_lock_seq) == READ_ONCE(mm->mm_lock_seq) || vma->vm_mm != mm ||
 	    addr < vma->vm_start || addr >= vma->vm_end) {
-		atomic_dec(&vma->ksim_readers);
+		atomic_dec(vma_readers(vma));
 		goto fail;
 	}
 	rcu_read_unlock();
@@ -1366,7 +1393,7 @@ fail:
 /* release: what the reader read of the VMA happens before the writer that waited for it */
 void ksim_vma_end_read(struct vm_area_struct *vma)
 {
-	(void)atomic_dec_return(&vma->ksim_readers);
+	(void)atomic_dec_return(vma_readers(vma));
 }
 #endif /* KSIM_HAVE_PER_VMA_LOCK */
 
@@ -1380,6 +1407,8 @@ void ksim_hooks_init(void)
 	ksm_slot_cache = kmem_cache_create("ksm_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
 	thp_slot_cache = kmem_cache_create("khugepaged_mm_slot", sizeof(struct ksim_mm_slot), 0, 0, NULL);
 	uffd_ctx_cache = kmem_cache_create("userfaultfd_ctx_cache", sizeof(struct userfaultfd_ctx), 0, 0, NULL);
-	vma_lock_cache = kmem_cache_create("vma_lock", 64, 0, 0, NULL);
+#if KSIM_HAVE_VMA_LOCK_ALLOC
+	vma_lock_cache = kmem_cache_create("vma_lock", sizeof(struct ksim_vma_lock), 0, 0, NULL);
+#endif
 	policy_cache = kmem_cache_create("numa_policy", sizeof(struct mempolicy), 0, SLAB_PANIC, NULL);
 }

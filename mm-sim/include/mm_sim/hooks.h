@@ -202,7 +202,8 @@ void ksim_vma_start_write(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_assert_write_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_assert_locked(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_vma_assert_stabilised(struct vm_area_struct *vma, KSIM_SITE_ARGS);
-void ksim_vma_lock_reset(struct vm_area_struct *vma);
+/* vm_lock_seq = UINT_MAX, a new VMA for the shape check; reset_refcnt: no readers */
+void ksim_vma_lock_reset(struct vm_area_struct *vma, bool reset_refcnt);
 void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS);
 /* mm_lock_seqcount_begin(): the mm's sequence odd while the mmap lock is write-held */

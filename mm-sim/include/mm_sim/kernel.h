@@ -80,12 +80,6 @@
 #ifndef __init
 #define __init
 #endif
-#ifndef ASSERT_EXCLUSIVE_WRITER	/* the tree's kcsan-checks.h has it where it exists */
-#define ASSERT_EXCLUSIVE_WRITER(x)	do { } while (0)
-#endif
-#ifndef data_race
-#define data_race(expr)			(expr)
-#endif
 
 /* ---- geometry: x86-64, 4-level paging, 4 KiB pages ---- */
 #ifndef PAGE_SHIFT
@@ -351,15 +345,38 @@ struct vm_area_struct {
 	struct rcu_head vm_rcu;
 	/*
 	 * Per-VMA lock, emulated (mm_sim/hooks.h): write-locked while
-	 * vm_lock_seq == mm->mm_lock_seq; readers counted; ksim_shadow is the
-	 * VMA's shape at the last mmap_write_unlock (0: new), to catch changes
-	 * made without vma_start_write().
+	 * vm_lock_seq == mm->mm_lock_seq; its readers are counted where the
+	 * kernel keeps them, never where the kernel copies or clears the VMA
+	 * behind our back (6.12's vm_area_dup() copies the whole VMA with
+	 * memcpy() while readers of the original come and go).
 	 */
 	unsigned int vm_lock_seq;
+#if KSIM_HAVE_VMA_LOCK_ALLOC
+	struct ksim_vma_lock *vm_lock;	/* 6.12: its own object, as the kernel's struct vma_lock */
+#elif KSIM_HAVE_PER_VMA_LOCK
+	/*
+	 * 7.x: the readers' references of vm_refcnt, which the kernel keeps in
+	 * the VMA too: vm_area_init_from() copies named fields only, and
+	 * vma_lock_init(vma, true) resets it.  ksim_shadow (the VMA's shape at
+	 * the last mmap_write_unlock(), 0: new, to catch a change made without
+	 * vma_start_write()) is reset there with vm_lock_seq.
+	 */
 	atomic_t ksim_readers;
 	unsigned long ksim_shadow;
-	void *vm_lock;		/* 6.12's separately allocated struct vma_lock */
+#endif
 };
+
+#if KSIM_HAVE_VMA_LOCK_ALLOC
+/*
+ * 6.12's struct vma_lock (an rw_semaphore there): the readers inside, and
+ * the VMA's shape at the last mmap_write_unlock() (0: new).  vm_area_dup()
+ * copies the pointer and vma_lock_alloc() replaces it, as in the kernel.
+ */
+struct ksim_vma_lock {
+	atomic_t readers;
+	unsigned long shadow;
+};
+#endif
 
 struct mm_struct {
 	struct maple_tree mm_mt;
@@ -577,7 +594,7 @@ static inline void vma_lock_init(struct vm_area_struct *vma, bool reset_refcnt)
 {
 	if (reset_refcnt)
 		vma->ksim_attached = false;
-	ksim_vma_lock_reset(vma);	/* vm_lock_seq = UINT_MAX */
+	ksim_vma_lock_reset(vma, reset_refcnt);	/* vm_lock_seq = UINT_MAX */
 }
 static inline bool vma_is_attached(struct vm_area_struct *vma) { return vma->ksim_attached; }
 static inline void vma_assert_attached(struct vm_area_struct *vma) { WARN_ON_ONCE(!vma->ksim_attached); }
