@@ -21,6 +21,7 @@
  * sanitizer that can see them (stress/CMakeLists.txt).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,11 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <ksim/tsan.h>
+
+#ifndef KSIM_TSAN
+static unsigned long ksim_tsan_reports(void) { return 0; }
+#endif
 
 struct obj {
 	unsigned long a, b;	/* a == b always */
@@ -40,6 +46,14 @@ static DEFINE_SPINLOCK(lock);
 static int stop;
 static enum { OK, NO_GP, NO_LOCK } mode;
 static unsigned long torn;
+/*
+ * Relaxed atomics, so TSan sees no ordering through them: the object a
+ * reader last read, and what each updater did; main() runs until the
+ * mutants have done their damage at least once, however loaded the
+ * machine, so the expected report never depends on the scheduler.
+ */
+static struct obj *seen;
+static unsigned long updates_done[2], frees_seen;
 
 static void free_obj(struct rcu_head *head)
 {
@@ -56,6 +70,7 @@ static void *reader(void *arg)
 		p = rcu_dereference(gp);
 		if (p && p->a != p->b)
 			__atomic_add_fetch(&torn, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&seen, p, __ATOMIC_RELAXED);
 		rcu_read_unlock();
 	}
 	return NULL;
@@ -63,10 +78,20 @@ static void *reader(void *arg)
 
 static void *updater(void *arg)
 {
-	unsigned long n = (unsigned long)arg;
+	unsigned long id = (unsigned long)arg, n = id * 1000000000UL;
 
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		struct obj *new, *old;
+
+		__atomic_add_fetch(&updates_done[id], 1, __ATOMIC_RELAXED);
+		if (mode == NO_GP) {
+			/* one updater, which frees only what a reader has read */
+			if (id)
+				break;
+			while (__atomic_load_n(&seen, __ATOMIC_RELAXED) != rcu_dereference_raw(gp) &&
+			       !__atomic_load_n(&stop, __ATOMIC_RELAXED))
+				sched_yield();
+		}
 
 		if (mode == NO_LOCK) {
 			/*
@@ -91,9 +116,11 @@ static void *updater(void *arg)
 		spin_unlock(&lock);
 		if (!old)
 			continue;
-		if (mode == NO_GP)
+		if (mode == NO_GP) {
+			if (__atomic_load_n(&seen, __ATOMIC_RELAXED) == old)
+				__atomic_add_fetch(&frees_seen, 1, __ATOMIC_RELAXED);
 			kfree(old);			/* the mutant: no grace period */
-		else
+		} else
 			call_rcu(&old->rcu, free_obj);
 	}
 	return NULL;
@@ -117,9 +144,24 @@ int main(int argc, char **argv)
 	rcu_assign_pointer(gp, last);
 	for (int i = 0; i < 2; i++) {
 		pthread_create(&r[i], NULL, reader, NULL);
-		pthread_create(&u[i], NULL, updater, (void *)(i * 1000000000UL));
+		pthread_create(&u[i], NULL, updater, (void *)(unsigned long)i);
 	}
 	nanosleep(&ts, NULL);
+	/*
+	 * The mutants run until their damage was done at least once (both
+	 * updaters ran; a freed object had been read) and the sanitizer saw
+	 * it (TSan: a report counted; ASan ends the process at its report): a
+	 * race the scheduler hid is tried again, for up to a minute, so a
+	 * loaded machine does not decide the verdict.
+	 */
+	for (int i = 0; mode != OK && i < 200; i++) {
+		if (__atomic_load_n(&updates_done[0], __ATOMIC_RELAXED) &&
+		    (mode == NO_GP ? __atomic_load_n(&frees_seen, __ATOMIC_RELAXED) :
+		     __atomic_load_n(&updates_done[1], __ATOMIC_RELAXED)) &&
+		    ksim_tsan_reports())
+			break;
+		nanosleep(&ts, NULL);
+	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 2; i++) {
 		pthread_join(r[i], NULL);
