@@ -8,7 +8,7 @@
 #   make corpus [TARGETS=mm] [DURATION=s]  refresh fuzz/corpus/ from campaigns on every tree
 #   KSRC=/path/to/linux make test   test your own kernel tree
 #   KVER=6.1 make test              Debian's linux-source-6.1 (6.1, 6.12, 7.2, 7.3; default: the newest)
-#   make matrix [MATRIX="7.3 6.1"] [KSRC="dir ..."]   the tests on several kernels, one table
+#   make matrix [MATRIX="7.3 6.1"] [KSRC="dir ..."]   make test's tiers on several kernels, one table
 #   make coverage [FUZZ=maple]  kernel-file coverage of the deterministic tests (HTML + table)
 #   make coverage-compare       the kernel's own maple and vma harnesses vs ksim, same coverage
 
@@ -46,20 +46,28 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The tests, then the short stress tier again under ThreadSanitizer (the
-# default tree is ASan+UBSan): the TSan RCU model is checked on every run.
+# default tree is ASan+UBSan), with the TSan-only tests (label tsan: the
+# KCSAN annotations): the TSan RCU model is checked on every run.
+# A failure no finding's signature explains is replayed on the same tree
+# with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):
+# one they remove is attributed to its finding, listed after the run.
 TSAN_BUILD = build/tsan$(KTAG)
+KSIM_RUN = KSIM_ATTRIBUTION=1
 test: build
-	@ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 900
+	@t=$$(date +%s); $(KSIM_RUN) ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 900; \
+		rc=$$?; python3 scripts/ksim fixes --build $(BUILD) --summary $$t; exit $$rc
 	@$(MAKE) --no-print-directory PRESET=tsan configure
-	@cmake --build $(TSAN_BUILD) --target stress-programs -j $(JOBS)
-	@ctest --test-dir $(TSAN_BUILD) -L stress-short -j $(JOBS) --output-on-failure --timeout 900
+	@cmake --build $(TSAN_BUILD) --target stress-programs tsan-tests -j $(JOBS)
+	@t=$$(date +%s); $(KSIM_RUN) ctest --test-dir $(TSAN_BUILD) -L '^(stress-short|tsan)$$' -j $(JOBS) \
+		--output-on-failure --timeout 900; \
+		rc=$$?; python3 scripts/ksim fixes --build $(TSAN_BUILD) --summary $$t; exit $$rc
 
 # Every stress program under ThreadSanitizer (STRESS_PRESET=default: ASan+UBSan).
 STRESS_PRESET ?= tsan
 stress:
 	@$(MAKE) --no-print-directory PRESET=$(STRESS_PRESET) configure
 	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
-	@scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
+	@$(KSIM_RUN) scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
 bench: bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf
 
@@ -83,10 +91,12 @@ bench-mm-fork:
 	@cmake --build build/release-6.12 --target mm_sim_bench -j $(JOBS)
 	@scripts/ksim bench-mm-fork --build61 build/release-6.1 --build612 build/release-6.12
 
-# Every supported kernel by default; MATRIX_LABELS="unit|maple-suite" narrows the tests.
+# Every supported kernel by default, both tiers of make test (MATRIX_TSAN=0:
+# ASan only); MATRIX_LABELS="unit|maple-suite" narrows the ASan tier's tests.
 MATRIX ?= $(SUPPORTED)
+MATRIX_TSAN ?= 1
 matrix: bootstrap
-	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)") $(if $(MATRIX_LABELS),-L "$(MATRIX_LABELS)")
+	@scripts/ksim matrix --preset $(PRESET) -j $(JOBS) --kver "$(MATRIX)" $(if $(KSRC),--ksrc "$(KSRC)") $(if $(MATRIX_LABELS),-L "$(MATRIX_LABELS)") $(if $(filter 1,$(MATRIX_TSAN)),--tsan)
 
 # Kernel-file coverage (clang source-based, preset coverage): the
 # deterministic tiers, report under ksim-out/coverage/<kernel>/.  FUZZ=maple

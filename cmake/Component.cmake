@@ -98,9 +98,10 @@ function(ksim_discover_tests)
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_tests.cmake)
   list(JOIN D_LABELS "," _labels)
   add_custom_command(TARGET ${D_TARGET} POST_BUILD
-    COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-discover-tests --out ${_out}
+    COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-discover-tests --out ${_out}
       --prefix ${D_PREFIX} --table ${D_XFAIL} --kver ${KSIM_KVERSION}
       --xfail ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail --labels "${_labels}" --timeout ${D_TIMEOUT}
+      --build ${CMAKE_BINARY_DIR} --budget ${KSIM_ATTRIBUTION_BUDGET}
       -- $<TARGET_FILE:${D_TARGET}>
     VERBATIM)
   # Before the first build there is no list: one test that says so.
@@ -117,22 +118,46 @@ endfunction()
 
 # ksim_test(NAME n COMMAND cmd... [LABELS l...] [TIMEOUT s] [XFAIL TABLE PART]
 #           [ENVIRONMENT e...] [PASS_REGULAR_EXPRESSION re] [WORKING_DIRECTORY d]
-#           [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] [RUN_SERIAL])
-# XFAIL: run through scripts/ksim-xfail, which checks the failures the
-# findings table (docs/findings.toml, table TABLE, part PART) lists for this
-# kernel.  A first COMMAND word that is a target becomes its binary.
+#           [FIXTURES_SETUP f] [FIXTURES_REQUIRED f] [RUN_SERIAL] [NO_XFAIL])
+# Through scripts/ksim-xfail: every test of a component with kernel code
+# (PATHS), unless it expects a failure (PASS_REGULAR_EXPRESSION) or judges
+# kernel failures itself (NO_XFAIL: the fuzz smoke test's triage).  It checks
+# the failures the findings table (docs/findings.toml, table TABLE, part
+# PART; default the component's table and the test's name) lists for this
+# kernel, limits the test to TIMEOUT itself, and with KSIM_ATTRIBUTION=1
+# replays any other failure on the tree with the known fixes applied, for
+# which CTest's own limit leaves KSIM_ATTRIBUTION_BUDGET seconds more.  A
+# first COMMAND word that is a target becomes its binary.
+set(KSIM_ATTRIBUTION_BUDGET 1800)
+function(_ksim_xfail_wrap out table part timeout)
+  set(${out} ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${table} ${KSIM_KVERSION} ${part}
+    --build ${CMAKE_BINARY_DIR} --timeout ${timeout} -- PARENT_SCOPE)
+endfunction()
+
 function(ksim_test)
-  cmake_parse_arguments(T "RUN_SERIAL" "NAME;TIMEOUT;PASS_REGULAR_EXPRESSION;WORKING_DIRECTORY;FIXTURES_SETUP;FIXTURES_REQUIRED"
+  cmake_parse_arguments(T "RUN_SERIAL;NO_XFAIL" "NAME;TIMEOUT;PASS_REGULAR_EXPRESSION;WORKING_DIRECTORY;FIXTURES_SETUP;FIXTURES_REQUIRED"
     "COMMAND;LABELS;XFAIL;ENVIRONMENT" ${ARGN})
   list(POP_FRONT T_COMMAND _exe)
   if(TARGET ${_exe})
     set(_exe $<TARGET_FILE:${_exe}>)
   endif()
   set(_cmd ${_exe} ${T_COMMAND})
+  if(NOT T_XFAIL AND NOT T_NO_XFAIL AND KSIM_COMPONENT AND NOT DEFINED T_PASS_REGULAR_EXPRESSION)
+    get_property(_paths GLOBAL PROPERTY KSIM_C_${KSIM_COMPONENT}_PATHS)
+    get_property(_table GLOBAL PROPERTY KSIM_C_${KSIM_COMPONENT}_FINDINGS)
+    if(_paths)
+      set(T_XFAIL ${_table} ${T_NAME})
+    endif()
+  endif()
   if(T_XFAIL)
     list(GET T_XFAIL 0 _table)
     list(GET T_XFAIL 1 _part)
-    set(_cmd python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${_table} ${KSIM_KVERSION} ${_part} -- ${_cmd})
+    if(NOT DEFINED T_TIMEOUT)
+      set(T_TIMEOUT 900)
+    endif()
+    _ksim_xfail_wrap(_wrap ${_table} ${_part} ${T_TIMEOUT})
+    set(_cmd ${_wrap} ${_cmd})
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} + ${KSIM_ATTRIBUTION_BUDGET}")
   endif()
   if(T_WORKING_DIRECTORY)
     add_test(NAME ${T_NAME} COMMAND ${_cmd} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
@@ -247,10 +272,10 @@ function(_ksim_fuzz_target f check_schedule)
   endforeach()
   if(KSIM_AFL_FUZZ AND KSIM_AFL_CC AND KSIM_FUZZ_SMOKE AND NOT KSIM_FUZZ)
     ksim_test(NAME fuzz-smoke/${f}
-      COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim fuzz ${f} --smoke --duration 20
+      COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim fuzz ${f} --smoke --duration 20
         --build ${CMAKE_BINARY_DIR}/fuzz-afl --ksrc ${KSIM_KSRC}
         --replay-bin $<TARGET_FILE:fuzz_${f}_replay>
-      LABELS fuzz-smoke TIMEOUT 900 RUN_SERIAL WORKING_DIRECTORY ${_bdir})
+      LABELS fuzz-smoke TIMEOUT 900 RUN_SERIAL NO_XFAIL WORKING_DIRECTORY ${_bdir})
   endif()
   set_property(GLOBAL APPEND PROPERTY KSIM_FUZZ_TARGETS ${f})
   set_property(GLOBAL PROPERTY KSIM_F_${f}_CHECK_SCHEDULE ${check_schedule})

@@ -15,7 +15,7 @@ function(ksim_extract)
   add_custom_command(
     OUTPUT ${E_OUT}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
-    COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-extract --ksrc ${KSIM_KSRC}
+    COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-extract --ksrc ${KSIM_KSRC}
             --kver ${KSIM_KVERSION} --features ${KSIM_FEATURES_H} --out ${E_OUT} ${E_LIST}
     DEPENDS ${E_LIST} ${CMAKE_SOURCE_DIR}/scripts/ksim-extract ${KSIM_FEATURES_H} ${E_SOURCES}
     COMMENT "ksim-extract: ${E_COMMENT} (kernel ${KSIM_KVERSION})")

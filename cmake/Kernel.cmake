@@ -11,7 +11,7 @@ if(KVER)
   list(APPEND _ksim_args --kver "${KVER}")
 endif()
 execute_process(
-  COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-kernel ${_ksim_args}
+  COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-kernel ${_ksim_args}
   OUTPUT_VARIABLE _ksim_out
   ERROR_VARIABLE _ksim_err
   RESULT_VARIABLE _ksim_rc
@@ -57,7 +57,7 @@ set(KSIM_KERNEL_CFLAGS
 function(ksim_kernel_target tgt)
   target_compile_options(${tgt} PRIVATE ${KSIM_KERNEL_CFLAGS})
   set_property(TARGET ${tgt} PROPERTY RULE_LAUNCH_COMPILE
-    "${CMAKE_COMMAND} -E env KSIM_KSRC=${KSIM_KSRC} KSIM_KVER=${KSIM_KVERSION} python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-diagnose")
+    "${CMAKE_COMMAND} -E env KSIM_KSRC=${KSIM_KSRC} KSIM_KVER=${KSIM_KVERSION} ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-diagnose")
   set_property(TARGET ${tgt} PROPERTY RULE_LAUNCH_LINK
-    "${CMAKE_COMMAND} -E env KSIM_KSRC=${KSIM_KSRC} KSIM_KVER=${KSIM_KVERSION} python3 ${CMAKE_SOURCE_DIR}/scripts/ksim-diagnose")
+    "${CMAKE_COMMAND} -E env KSIM_KSRC=${KSIM_KSRC} KSIM_KVER=${KSIM_KVERSION} ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-diagnose")
 endfunction()

@@ -20,7 +20,7 @@ COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "candidate_fix")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix", "fix_edits")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 
@@ -59,6 +59,10 @@ def _check(f, i, ids):
     if f["kind"] in ("bug", "backport") and present and f["status"].get(TREES[-1]) == "gone" \
             and not f.get("fix"):
         raise TableError(f"{where}: gone on {TREES[-1]}: say what fixed it ('fix')")
+    from ksimlib import fixes
+    err = fixes.check_schema(f, where)
+    if err:
+        raise TableError(err)
     for j, x in enumerate(f["xfail"]):
         xw = f"{where}: xfail {j + 1}"
         if set(x) - XFAIL_KEYS:

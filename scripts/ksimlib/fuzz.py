@@ -20,10 +20,11 @@ root (gitignored), outside every build tree: nothing found is lost.
 did not run.  What it finds is triaged and kept like a campaign's.  Finding
 something is random; a saved input that replays to the same signature twice
 is not: it is a deterministic failure of this tree.  Unless its signature is
-a known finding (docs/findings.toml), the smoke test FAILS and
-prints the replay command.  KSIM_FUZZ_SMOKE_NEW=warn only prints it (the
-project's own CI sets it, so that a new upstream bug found by chance does not
-block unrelated work; users get the failure).
+a known finding (docs/findings.toml), or (KSIM_ATTRIBUTION=1, as `make test`
+sets it) the input passes on the same tree with the known fixes applied
+(scripts/ksimlib/fixes.py: a new face of a known finding, attributed to it),
+the smoke test FAILS and prints the replay command.  KSIM_FUZZ_SMOKE_NEW=warn
+only prints it.
 """
 import glob
 import hashlib
@@ -33,6 +34,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+from ksimlib import fixes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AFL_ENV = {"AFL_SKIP_CPUFREQ": "1", "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES": "1",
@@ -245,17 +248,33 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
         # Deterministic: the kept input fails twice with one signature.
         rc2, out2 = replay(replay_bin, mini)
         steady = rc != 0 and rc2 != 0 and signature(trace) == signature(out2)
+        # A new face of a known bug: it goes away with the known fixes applied.
+        attributed = None
+        if not is_known and steady and fixes.enabled() and fixes.build_of(replay_bin):
+            rb = fixes.build_of(replay_bin)
+            try:
+                verdict, detail = fixes.attribute(rb, [replay_bin, "-q", mini], output=trace,
+                                                  name=f"fuzz-smoke/{target}", timeout=60, say=log)
+            except fixes.FixError as e:
+                verdict, detail = "unavailable", str(e)
+            fixes.record(rb, f"fuzz-smoke/{target}: {sig}", verdict, detail, [replay_bin, mini])
+            if verdict == "attributed":
+                attributed = is_known = ", ".join(detail)
+            else:
+                log(f"  not attributed: {detail}")
         with open(os.path.join(d, "README"), "w") as f:
             f.write(f"signature: {sig}\n{len(files)} input(s) with this signature, e.g. {first}\n")
-            f.write(f"known finding: {is_known or 'no'}\n")
+            f.write(f"known finding: {is_known or 'no'}"
+                    + (" (attributed: passes with its fix applied)" if attributed else "") + "\n")
             f.write(f"replays the same way twice: {'yes' if steady else 'no'}\n")
             f.write(f"reproduce: {replay_bin} -v {mini}\n")
         new = not is_known and sig != "does not reproduce in the replay binary"
         unknown += new
         if new and steady:
             deterministic.append(f"{replay_bin} -v {mini}")
-        log(f"unique {os.path.basename(d)}: {len(files)} input(s)"
-            f"{f' [known: {is_known}]' if is_known else ' [NEW, deterministic]' if new and steady else ' [NEW]' if new else ''}: {sig}")
+        tag = f" [attributed: {attributed}]" if attributed else f" [known: {is_known}]" if is_known \
+            else " [NEW, deterministic]" if new and steady else " [NEW]" if new else ""
+        log(f"unique {os.path.basename(d)}: {len(files)} input(s){tag}: {sig}")
         log(f"  reproduce: {replay_bin} -v {mini}")
     return len(groups), unknown, deterministic
 

@@ -642,7 +642,8 @@ class Worker:
             log = os.path.join(self.dir, f"{tag}-test.log")
             argv = ["ctest", "--test-dir", self.build.dir, "-R", f"^{ctest_escape(t)}$",
                     "-FA", ".*", "--timeout", str(int(timeouts[t])), "--output-on-failure"]
-            env = dict(os.environ, KSIM_SEED=str(self.ctx.args.seed))
+            # A mutant's failures are the point: never replayed with the known fixes.
+            env = dict(os.environ, KSIM_SEED=str(self.ctx.args.seed), KSIM_ATTRIBUTION="0")
             st, dt, out = run_cmd(argv, log, timeout=timeouts[t] + 60, env=env)
             times[t] = dt
             if "***Timeout" in out or st == "timeout":

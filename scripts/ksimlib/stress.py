@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+from ksimlib import fixes
+
 SAN_REPORT = re.compile(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
                         r"runtime error:|ksim: BUG")
 VARIANTS = [("plain", []), ("fault+yield", ["--fault", "0.005", "--yield", "0.01"]),
@@ -85,6 +87,21 @@ def run(args, outdir):
                      f"{time.monotonic() - t0:.1f}", ops or "-", summary.get("checks", "-"),
                      "PASS" if ok else "XFAIL (known kernel bug)" if xfail else
                      f"FAIL ({reports} sanitizer report(s))" if reports else "FAIL"))
+        if not ok and not xfail and fixes.enabled():
+            # A new face of a known bug goes away with the known fixes applied.
+            try:
+                verdict, detail = fixes.attribute(args.build, cmd, output=text,
+                                                  name=f"stress/{name}-{vname}",
+                                                  timeout=per_run * 4 + 60,
+                                                  say=lambda m: print("   " + m, flush=True))
+            except fixes.FixError as e:
+                verdict, detail = "unavailable", str(e)
+            fixes.record(args.build, f"stress/{name} ({vname})", verdict, detail, cmd)
+            if verdict == "attributed":
+                xfail = f"attributed: passes with the fix of {', '.join(detail)} applied"
+                rows[-1] = rows[-1][:5] + ("XFAIL (attributed)",)
+            else:
+                print(f"   not attributed: {detail}", flush=True)
         if xfail:
             print(f"   XFAIL: a known finding (docs/findings.toml): {xfail}", flush=True)
         if not ok:

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The findings' known fixes (scripts/ksimlib/fixes.py), without building:
+the edit engine on a fake kernel file (whitespace ignored, exactly once,
+never inside a comment, a missing or ambiguous text is one error line naming
+finding, file, function and kernel version, a finding applies all or
+nothing), the schema refuses broken entries, and every fix in
+docs/findings.toml applies to this build's tree (argv[1]) where its finding
+is present."""
+import copy
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from ksimlib import findings, fixes  # noqa: E402
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(f"{'ok' if cond else 'not ok'} - {what}")
+    failures += not cond
+
+
+SRC = """/* SPDX-License-Identifier: GPL-2.0 */
+static int twice(int x)
+{
+	/* gap = max - min + 1; in a comment */
+	int gap = x + 1;
+
+	return gap * 2;
+}
+
+static int other(int x)
+{
+	int gap = x + 1;
+	return gap;
+}
+"""
+
+
+def finding(edits, status=None):
+    return {"id": "fake", "kind": "bug",
+            "status": status or {"6.1": "present", "6.12": "present", "7.2": "gone", "7.3": "n/a"},
+            "fix_edits": edits}
+
+
+def edit(**kw):
+    e = {"file": "lib/fake.c", "function": "twice", "old": "int gap = x + 1;",
+         "new": "int gap = x + 2;"}
+    e.update(kw)
+    return e
+
+
+# The edit engine.
+out = fixes.apply_text(finding([edit(old="int   gap =\n x + 1 ;".replace(" ;", ";"))]), "6.1", "6.1.1",
+                       {"lib/fake.c": SRC})
+check("int gap = x + 2;" in out["lib/fake.c"].split("static int other")[0]
+      and "int gap = x + 1;" in out["lib/fake.c"].split("static int other")[1],
+      "old is found in its function only, whitespace ignored")
+check("/* gap = max - min + 1; in a comment */" in out["lib/fake.c"], "the rest of the file is unchanged")
+try:
+    fixes.apply_text(finding([edit(old="gap = max - min + 1;")]), "6.1", "6.1.1", {"lib/fake.c": SRC})
+    check(False, "text only in a comment is not found")
+except fixes.FixError as e:
+    check("fake" in str(e) and "6.1.1" in str(e) and "lib/fake.c" in str(e) and "twice()" in str(e)
+          and "not found" in str(e), f"text only in a comment is not found: {e}")
+try:
+    fixes.apply_text(finding([edit(function="nosuch")]), "6.1", "6.1.1", {"lib/fake.c": SRC})
+    check(False, "a missing function is an error")
+except fixes.FixError as e:
+    check("nosuch()" in str(e) and "function not found" in str(e), f"a missing function: {e}")
+try:
+    fixes.apply_text(finding([edit(function="twice", old="gap")]), "6.1", "6.1.1", {"lib/fake.c": SRC})
+    check(False, "an ambiguous text is an error")
+except fixes.FixError as e:
+    check("2 times" in str(e), f"an ambiguous text: {e}")
+check(fixes.edits_for(finding([edit()]), "7.2") == [], "no edits where the finding is not present")
+check(len(fixes.edits_for(finding([edit(trees=["6.12"])]), "6.1")) == 0
+      and len(fixes.edits_for(finding([edit(trees=["6.12"])]), "6.12")) == 1, "trees limits an edit")
+
+# All or nothing per finding, on a scratch tree.
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, "lib"))
+    open(os.path.join(d, "lib", "fake.c"), "w").write(SRC)
+    good = finding([edit()])
+    bad = dict(finding([edit(function="other", old="return gap;", new="return 0;"),
+                        edit(old="no such text")]), id="bad")
+    texts, applied, errors = fixes.fixed_files([bad, good], d, "6.12.3")
+    check(applied == ["fake"] and len(errors) == 1 and "return 0;" not in texts["lib/fake.c"],
+          "a finding whose edit does not apply is skipped whole, the others apply")
+    check(open(os.path.join(d, "lib", "fake.c")).read() == SRC, "the source tree is never written")
+
+# The schema.
+base = next(f for f in findings.load() if f.get("fix_edits"))
+for mutate, what in ((lambda f: f.update(fix_edits=[]), "empty fix_edits"),
+                     (lambda f: f["fix_edits"][0].pop("old"), "an edit without old"),
+                     (lambda f: f["fix_edits"][0].update(color="red"), "an unknown key"),
+                     (lambda f: f.update(kind="test"), "fix_edits on a test finding"),
+                     (lambda f: f["fix_edits"][0].update(trees=["5.4"]), "a tree not present")):
+    f = copy.deepcopy(base)
+    mutate(f)
+    check(fixes.check_schema(f, "x") is not None, f"the schema refuses {what}")
+
+# Every fix applies to this build's tree.
+if len(sys.argv) > 1:
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim"), "fixes", "--build",
+                        sys.argv[1], "--check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    check(r.returncode == 0, "every fix applies to this build's tree: " + r.stdout.strip().replace("\n", "; "))
+
+print(f"# {failures} failure(s)")
+sys.exit(1 if failures else 0)
