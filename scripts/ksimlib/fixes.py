@@ -480,6 +480,74 @@ def record(build, name, verdict, detail, argv):
                    "time": time.time()}, fp)
 
 
+# ------------------------------------------------------------------ verification
+
+def verify(build, ids=None, labels=None, say=print):
+    """Each finding's fix, alone, on BUILD's tree: its reproducer fails on
+    the pristine build and passes on the fixed one; with LABELS, those CTest
+    labels pass on the fixed build too (the fix breaks nothing they check).
+    Returns the number of disagreements."""
+    from ksimlib import report
+    fs = findings.load()
+    ft = FixedTree(build)
+    chosen = [f for f in with_fix(fs, ft.tree_name) if not ids or f["id"] in ids]
+    unknown = set(ids or []) - {f["id"] for f in chosen}
+    bad = 0
+    for u in sorted(unknown):
+        say(f"ksim fixes: {u}: no fix for tree {ft.tree_name or ft.kver} (or no such finding)")
+        bad += 1
+    os.makedirs(EVIDENCE, exist_ok=True)
+    logpath = os.path.join(EVIDENCE, f"verify-{os.path.basename(ft.dir)}.log")
+    with ft, open(logpath, "w") as log:
+        ft.ensure(log)
+        for f in chosen:
+            argv, cwd = report.test_command(build, f["reproducer"])
+            if argv is None:
+                say(f"  {f['id']:<38} reproducer {f['reproducer']} is not a test of {build}")
+                bad += 1
+                continue
+            sometimes = bool(f["xfail"]) and all(x.get("sometimes") for x in f["xfail"])
+            targets = targets_of(argv, build) or [os.path.relpath(a, build) for a in argv
+                                                  if a.startswith(os.path.abspath(build) + os.sep)]
+            if targets:     # the pristine build may be configured only
+                subprocess.run(["cmake", "--build", build, "-j", str(os.cpu_count() or 2), "--target"]
+                               + targets, stdout=log, stderr=subprocess.STDOUT)
+                targets = targets_of(argv, build)
+            pristine, _ = _run(argv, cwd, 600, log)
+            applied, errors = ft.select([f], log)
+            if not applied:
+                say(f"  {f['id']:<38} DOES NOT APPLY: {'; '.join(errors)}")
+                bad += 1
+                continue
+            if targets and not ft.build_targets(targets, log):
+                say(f"  {f['id']:<38} the fixed tree DOES NOT BUILD (log {logpath})")
+                bad += 1
+                continue
+            fixed, _ = _run(ft.translate(argv), ft.translate([cwd])[0] if cwd else None, 600, log)
+            ok = fixed == "pass" and (pristine != "pass" or sometimes)
+            extra = ""
+            if ok and labels:
+                r = subprocess.run(["cmake", "--build", ft.build, "-j", str(os.cpu_count() or 2)],
+                                   stdout=log, stderr=subprocess.STDOUT)
+                t = subprocess.run(["ctest", "--test-dir", ft.build, "-L", labels, "-j",
+                                    str(os.cpu_count() or 2), "--timeout", "900"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                log.write(t.stdout)
+                m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", t.stdout)
+                fails = [l.strip() for l in t.stdout.splitlines() if re.match(r"\s+\d+ - ", l)]
+                extra = f"; -L '{labels}' on the fixed tree: " + (
+                    f"{m.group(3)} tests, {m.group(2)} failed" if m else "did not run") + (
+                    f" ({', '.join(fails[:6])})" if fails else "")
+                ok = ok and r.returncode == 0 and bool(m) and m.group(2) == "0"
+            bad += not ok
+            say(f"  {f['id']:<38} pristine {pristine:<4} fixed {fixed:<4} "
+                f"{'ok' if ok else 'DISAGREES'}{extra}")
+        ft.select([], log)
+    say(f"ksim fixes --verify: kernel {ft.kver}: {len(chosen)} fix(es), {bad} disagreement(s); "
+        f"log {os.path.relpath(logpath, ROOT)}")
+    return bad
+
+
 # ------------------------------------------------------------------ the command
 
 def main(argv):
@@ -489,6 +557,10 @@ def main(argv):
     ap.add_argument("--check", action="store_true",
                     help="every fix applies to the build's tree (exit 1 if one does not)")
     ap.add_argument("--diff", metavar="ID", help="print finding ID's fix for the build's tree")
+    ap.add_argument("--verify", nargs="*", metavar="ID",
+                    help="each fix (or these) alone on the build's tree: its reproducer fails on "
+                         "the pristine tree and passes on the fixed one")
+    ap.add_argument("-L", "--labels", help="with --verify: these CTest labels must pass on each fixed tree")
     ap.add_argument("--summary", metavar="SINCE", type=float,
                     help="the attributions recorded in the build since a time (seconds)")
     args = ap.parse_args(argv)
@@ -511,6 +583,12 @@ def main(argv):
     if not ksrc:
         print(f"ksim fixes: {args.build}: not a configured build directory", file=sys.stderr)
         return 2
+    if args.verify is not None:
+        try:
+            return 1 if verify(args.build, args.verify, args.labels) else 0
+        except FixError as e:
+            print(f"ksim fixes: {e}", file=sys.stderr)
+            return 2
     if args.diff:
         f = findings.by_id(args.diff)
         if not f:
