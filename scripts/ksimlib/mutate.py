@@ -1053,6 +1053,22 @@ def run(args):
             os.rmdir(ctx.workdir)
 
 
+_kfiles = {}
+
+
+def sees_file(test, build, tree, path):
+    """False when every binary TEST runs from BUILD is built without PATH
+    (a command naming no binary of the build, e.g. a script, may see it)."""
+    from ksimlib import fixes
+    targets = fixes.targets_of(test.get("command", []), build)
+    if not targets:
+        return True
+    key = tuple(sorted(targets))
+    if key not in _kfiles:
+        _kfiles[key] = fixes.kernel_files(build, targets, tree)
+    return path in _kfiles[key]
+
+
 def execute(ctx, args, meta, todo, todo_sides, text, out, workers):
     if not workers:
         workers.append(Worker(0, ctx))
@@ -1069,6 +1085,10 @@ def execute(ctx, args, meta, todo, todo_sides, text, out, workers):
         tests = json.loads(out_n).get("tests", [])
         if not tests:
             raise ReproError(f"suite {args.suite}: no tests for this suite in this checkout")
+        # A test whose binaries do not compile the file cannot see the mutant.
+        tests = [t for t in tests if sees_file(t, w0.build.dir, w0.tree.dir, ctx.file)]
+        if not tests:
+            raise ReproError(f"suite {args.suite}: no test of it runs code of {ctx.file}")
         names = [t["name"] for t in tests]
         fixtured = {t["name"] for t in tests
                     if any(p["name"] == "FIXTURES_REQUIRED" for p in t.get("properties", []))}
