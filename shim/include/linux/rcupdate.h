@@ -19,7 +19,8 @@
  * grace period, as the kernel batches them, unless rcu_barrier() waits.
  *
  * Checks (CONFIG_PROVE_RCU): rcu_dereference_check(p, c) reports suspicious
- * RCU usage unless c holds or the caller is in a read-side section;
+ * RCU usage unless the caller is in a read-side section or c holds (asked in
+ * that order: c is usually a lockdep_is_held(), a search of the held locks);
  * rcu_dereference_protected(p, c) requires c.  synchronize_rcu() and
  * rcu_barrier() inside a read-side or atomic section are a BUG (they would
  * deadlock here).
@@ -147,17 +148,17 @@ void ksim_kvfree_call_rcu(struct rcu_head *head, void *ptr);
 #define rcu_dereference_raw_check(p)	__ksim_rcu_load(p)
 #define rcu_access_pointer(p)		READ_ONCE(p)
 #define rcu_dereference_check(p, c) ({					\
-	if (!((c) || rcu_read_lock_held()))				\
+	if (!(rcu_read_lock_held() || (c)))				\
 		ksim_rcu_suspicious(__FILE__, __LINE__,			\
 			"rcu_dereference_check() usage outside a read-side section without its condition"); \
 	__ksim_rcu_load(p); })
 #define rcu_dereference_bh_check(p, c) ({				\
-	if (!((c) || rcu_read_lock_bh_held()))				\
+	if (!(rcu_read_lock_bh_held() || (c)))				\
 		ksim_rcu_suspicious(__FILE__, __LINE__,			\
 			"rcu_dereference_bh_check() usage outside a bh read-side section"); \
 	__ksim_rcu_load(p); })
 #define rcu_dereference_sched_check(p, c) ({				\
-	if (!((c) || rcu_read_lock_sched_held()))			\
+	if (!(rcu_read_lock_sched_held() || (c)))			\
 		ksim_rcu_suspicious(__FILE__, __LINE__,			\
 			"rcu_dereference_sched_check() usage outside a sched read-side section"); \
 	__ksim_rcu_load(p); })
