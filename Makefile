@@ -21,7 +21,7 @@ SUPPORTED   := $(shell python3 scripts/ksim-kernel --supported 2>/dev/null)
 DEFAULT_KVER := $(shell python3 scripts/ksim-kernel --default 2>/dev/null)
 KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAULT_KVER),$(KVER)),-$(KVER)))
 BUILD     = build/$(PRESET)$(KTAG)
-CMAKE_ARGS := $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER))
+CMAKE_ARGS := $(strip $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER)))
 
 .PHONY: all bootstrap configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
@@ -51,16 +51,27 @@ build: configure
 # A failure no finding's signature explains is replayed on the same tree
 # with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):
 # one they remove is attributed to its finding, listed after the run.
+# Each phase is timed (scripts/ksim-phase: wall and CPU), the table printed at the end.
 TSAN_BUILD = build/tsan$(KTAG)
 KSIM_RUN = KSIM_ATTRIBUTION=1
-test: build
-	@t=$$(date +%s); $(KSIM_RUN) ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 900; \
-		rc=$$?; python3 scripts/ksim fixes --build $(BUILD) --summary $$t; exit $$rc
-	@$(MAKE) --no-print-directory PRESET=tsan configure
-	@cmake --build $(TSAN_BUILD) --target stress-programs tsan-tests -j $(JOBS)
-	@t=$$(date +%s); $(KSIM_RUN) ctest --test-dir $(TSAN_BUILD) -L '^(stress-short|tsan)$$' -j $(JOBS) \
-		--output-on-failure --timeout 900; \
-		rc=$$?; python3 scripts/ksim fixes --build $(TSAN_BUILD) --summary $$t; exit $$rc
+PHASES = build/phases$(KTAG).txt
+P = scripts/ksim-phase $(PHASES)
+CTEST = $(KSIM_RUN) ctest -j $(JOBS) --output-on-failure --timeout 900
+test:
+	@mkdir -p build && $(P) --start
+	@$(P) bootstrap -- scripts/ksim-bootstrap || { $(P) --report; exit 1; }
+	@$(P) "kernel source" -- sh -c 'scripts/ksim-kernel >/dev/null' || { $(P) --report; exit 1; }
+	@$(P) "ASan configure" -- $(MAKE) --no-print-directory configure || { $(P) --report; exit 1; }
+	@$(P) "ASan build" -- cmake --build $(BUILD) -j $(JOBS) || { $(P) --report; exit 1; }
+	@t=$$(date +%s); $(P) "ASan tests" -- sh -c '$(CTEST) --test-dir $(BUILD)'; \
+		rc=$$?; python3 scripts/ksim fixes --build $(BUILD) --summary $$t; \
+		[ $$rc = 0 ] || { $(P) --report; exit 1; }
+	@$(P) "TSan configure" -- $(MAKE) --no-print-directory PRESET=tsan configure || { $(P) --report; exit 1; }
+	@$(P) "TSan build" -- cmake --build $(TSAN_BUILD) --target stress-programs tsan-tests -j $(JOBS) \
+		|| { $(P) --report; exit 1; }
+	@t=$$(date +%s); $(P) "TSan tests" -- sh -c "$(CTEST) --test-dir $(TSAN_BUILD) -L '^(stress-short|tsan)\$$'"; \
+		rc=$$?; python3 scripts/ksim fixes --build $(TSAN_BUILD) --summary $$t; \
+		$(P) --report; exit $$rc
 
 # Every stress program under ThreadSanitizer (STRESS_PRESET=default: ASan+UBSan).
 STRESS_PRESET ?= tsan
