@@ -258,6 +258,8 @@ def cmd_report(f, args):
         out.append(f"  {t:<5} {f['status'][t]}")
     if f.get("fix"):
         out.append("Fix: " + f["fix"])
+    if f.get("stable"):
+        out.append("Stable: " + findings.STABLE[f["stable"]])
     out += ["", *w.fill(" ".join(f["summary"].split())).splitlines(), ""]
     out.append("Where: " + f["where"])
     locs = where_lines(f, ksrc)
