@@ -327,7 +327,13 @@ KSIM_TEST(mmap_prepare)
  * returned; MAP_FIXED over an accounted mapping, whose charge the new
  * mapping took over (vms->nr_accounted = 0), the range is left unmapped
  * and the old charge must be returned too.  check() compares
- * vm_committed_as with what the VM_ACCOUNT VMAs hold.
+ * vm_committed_as with what the VM_ACCOUNT VMAs hold.  The hole case also
+ * guards the ->mmap_prepare() error path itself: 7.2.13 and 7.3.4 send it
+ * to unacct_error (Debian's 7.2 changelog lists "mm/vma: correctly
+ * unaccount on mmap_prepare() failure" in the 7.2.8 stable update); a jump
+ * to abort_munmap instead leaves the new charge behind, which this test
+ * reports (a scratch 7.3.4 mutant: committed 8 pages, VM_ACCOUNT VMAs
+ * hold 4).
  */
 static long mmap_refused(struct mm_struct *mm, unsigned long addr, unsigned long len,
 			 struct file *f, bool prepare)
