@@ -264,7 +264,7 @@ def cmd_report(f, args):
     out.append("Where: " + f["where"])
     locs = where_lines(f, ksrc)
     if locs:
-        out.append(f"Suspected cause, in {kver or tree}:")
+        out.append(f"{'The code' if f['kind'] == 'doc' else 'Suspected cause'}, in {kver or tree}:")
         out += [f"  {l}" for l in locs]
     out += ["", "Reach:", *["  " + l for l in w.fill(f["reach"]).splitlines()], ""]
 
