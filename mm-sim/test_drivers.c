@@ -318,6 +318,77 @@ KSIM_TEST(mmap_prepare)
 }
 
 /*
+ * A private writable file mapping that its driver refuses after
+ * __mmap_setup() charged it (VM_ACCOUNT): on 7.x through ->mmap_prepare()
+ * (call_mmap_prepare() failing: the simulated driver returns -EACCES), on
+ * a tree without that hook through ->mmap() (mmap_file() failing at its
+ * fault site, which is what a driver's refusal looks like to the VMA code).
+ * No allocation fails.  Into a hole, the new mapping's charge must be
+ * returned; MAP_FIXED over an accounted mapping, whose charge the new
+ * mapping took over (vms->nr_accounted = 0), the range is left unmapped
+ * and the old charge must be returned too.  check() compares
+ * vm_committed_as with what the VM_ACCOUNT VMAs hold.  The hole case also
+ * guards the ->mmap_prepare() error path itself: 7.2.13 and 7.3.4 send it
+ * to unacct_error (Debian's 7.2 changelog lists "mm/vma: correctly
+ * unaccount on mmap_prepare() failure" in the 7.2.8 stable update); a jump
+ * to abort_munmap instead leaves the new charge behind, which this test
+ * reports (a scratch 7.3.4 mutant: committed 8 pages, VM_ACCOUNT VMAs
+ * hold 4).
+ */
+static long mmap_refused(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			 struct file *f, bool prepare)
+{
+	struct ksim_fault_config cfg = { .nth = 1, .nr_sites = 1, .sites = { "mmap_file" } };
+	long r;
+
+	if (prepare)
+		return ksim_mmap(mm, addr, len, FILE_RW, f, 0);
+	ksim_fault_set(&cfg);
+	r = ksim_mmap(mm, addr, len, FILE_RW, f, 0);
+	KSIM_EXPECT_EQ(ksim_fault_failures(), 1);
+	ksim_fault_reset();
+	return r;
+}
+
+KSIM_TEST(mmap_hook_fails_accounted)
+{
+	const unsigned long a = 0x50000000UL;
+	struct ksim_driver drv;
+	struct file *f = driver_file("drv-refuses", &drv);
+	const bool prepare = f != NULL;
+	const long err = prepare ? -EACCES : -ENOMEM;
+	struct mm_struct *mm = ksim_mm_new();
+	struct ksim_mm_info i0, i1;
+
+	if (!prepare)
+		f = ksim_file_open("refuses");	/* no ->mmap_prepare(): its ->mmap() fails */
+	drv.prepare_err = -EACCES;
+	KSIM_ASSERT(!ksim_mmap(mm, a, 4 * PG, FILE_RW & ~KSIM_VM_MAYEXEC, NULL, 0));
+	KSIM_ASSERT(!ksim_touch(mm, a + PG, true));
+	check(mm, "an accounted anonymous mapping");
+	ksim_mm_info(mm, &i0);
+
+	KSIM_EXPECT_EQ(mmap_refused(mm, a + 8 * PG, 4 * PG, f, prepare), err);
+	check(mm, "a private writable mmap its driver refused, into a hole");
+	ksim_mm_info(mm, &i1);
+	KSIM_EXPECT_EQ(i1.map_count, i0.map_count);
+	KSIM_EXPECT_EQ(i1.total_vm, i0.total_vm);
+
+	KSIM_EXPECT_EQ(mmap_refused(mm, a, 4 * PG, f, prepare), err);
+	check(mm, "a MAP_FIXED private writable mmap its driver refused, over an accounted mapping");
+	KSIM_EXPECT_EQ(vmas_in(mm, a, a + 4 * PG), 0);
+	ksim_mm_info(mm, &i1);
+	KSIM_EXPECT_EQ(i1.map_count, i0.map_count - 1);
+	KSIM_EXPECT_EQ(ksim_file_refs(f), 1);
+	if (prepare)
+		KSIM_EXPECT_EQ(drv.prepare_calls, 2);
+	ksim_mm_exit(mm);
+	ksim_file_close(f);
+	check(NULL, "end");
+	check_all_freed();
+}
+
+/*
  * A vdso-like special mapping (__install_special_mapping() ->
  * insert_vm_struct()): the VMA has the flags given plus VM_DONTEXPAND, the
  * ops and private data given, pgoff 0; it is counted in total_vm/exec_vm;

@@ -553,8 +553,9 @@ static void op_alloc_cyclic(struct ksim_xa_sim *s, const struct ksim_xa_op *op)
 	}
 	/*
 	 * A failed node allocation above the cursor makes it start again at
-	 * the limit's minimum and report a wrap (finding
-	 * xarray-alloc-cyclic-nomem-wraps, every tree, xarray/regression/).
+	 * the limit's minimum and report a wrap: intended, not in the
+	 * kernel-doc (finding xarray-alloc-cyclic-nomem-wraps, kind doc, every
+	 * tree, xarray/regression/).
 	 * Accepted only when an allocation was failed on purpose, and only
 	 * as that: the lowest free index from the minimum, returning 1.
 	 */

@@ -23,22 +23,32 @@
 #include <linux/init.h>
 #include <ksim/test.h>
 
-/* maple-rev-awalk-full-range: a NULL slot spanning [0, ULONG_MAX] is a gap. */
+/*
+ * maple-rev-awalk-full-range: a NULL slot spanning [0, ULONG_MAX] is a gap,
+ * also when the search reaches up to ULONG_MAX (maple-rev-gap-ulong-max).
+ */
 static noinline void __init check_rev_awalk_full_range(struct maple_tree *mt)
 {
 	unsigned long start = 0;
-	MA_STATE(mas, mt, 48, 48);
+	int i;
 
-	mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
-	MT_BUG_ON(mt, mtree_store_range(mt, 0, ULONG_MAX, xa_mk_value(1), GFP_KERNEL) != 0);
-	mtree_lock(mt);
-	mas_erase(&mas);	/* leaves a leaf root with one NULL slot [0, ULONG_MAX] */
-	mtree_unlock(mt);
-	MT_BUG_ON(mt, mtree_load(mt, 48) != NULL);
-	/* The whole index space is free: the highest fit below 198 starts at 151. */
-	MT_BUG_ON(mt, mtree_alloc_rrange(mt, &start, xa_mk_value(2), 48, 48, 198,
-					 GFP_KERNEL) != 0);
-	MT_BUG_ON(mt, start != 151);
+	for (i = 0; i < 2; i++) {
+		unsigned long max = i ? ULONG_MAX : 198;
+		MA_STATE(mas, mt, 48, 48);
+
+		mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
+		MT_BUG_ON(mt, mtree_store_range(mt, 0, ULONG_MAX, xa_mk_value(1),
+						GFP_KERNEL) != 0);
+		mtree_lock(mt);
+		mas_erase(&mas);	/* leaves a leaf root with one NULL slot [0, ULONG_MAX] */
+		mtree_unlock(mt);
+		MT_BUG_ON(mt, mtree_load(mt, 48) != NULL);
+		/* The whole index space is free: the highest fit ends at max. */
+		MT_BUG_ON(mt, mtree_alloc_rrange(mt, &start, xa_mk_value(2), 48, 0, max,
+						 GFP_KERNEL) != 0);
+		MT_BUG_ON(mt, start != max - 47);
+		mtree_destroy(mt);
+	}
 }
 
 /* maple-rev-gap-ulong-max: a reverse search up to ULONG_MAX finds what one to ULONG_MAX - 1 does. */

@@ -15,12 +15,17 @@ TABLE = os.path.join(ROOT, "docs", "findings.toml")
 TREES = ("6.1", "6.12", "7.2", "7.3")
 STATUSES = ("present", "gone", "n/a", "unseen")
 KINDS = {"bug": "kernel bug", "backport": "fixed upstream, missing in the trees marked present",
-         "test": "not a kernel bug (test code)"}
+         "test": "not a kernel bug (test code)",
+         "doc": "not a kernel bug (intended behaviour that the kernel-doc does not state: a doc gap)"}
+# What a stable tree marked present can expect (optional, kind backport only).
+STABLE = {"rewrite": "fixed upstream by a rewrite, no commit to cherry-pick: a stable fix would be new code",
+          "unlikely": "fixed upstream by a rework that no stable tree took and no in-tree caller of "
+                      "the stable tree reaches: stable is unlikely to take it"}
 COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "candidate_fix", "fix_edits")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 
@@ -50,6 +55,8 @@ def _check(f, i, ids):
         raise TableError(f"{where}: kind '{f['kind']}' (one of {', '.join(KINDS)})")
     if f["component"] not in COMPONENTS:
         raise TableError(f"{where}: component '{f['component']}' (one of {', '.join(COMPONENTS)})")
+    if "stable" in f and (f["kind"] != "backport" or f["stable"] not in STABLE):
+        raise TableError(f"{where}: stable '{f['stable']}' (kind backport only; one of {', '.join(STABLE)})")
     if sorted(f["status"]) != sorted(TREES):
         raise TableError(f"{where}: status must name every tree ({', '.join(TREES)})")
     for t, s in f["status"].items():
@@ -132,5 +139,6 @@ def xfails(context, kver):
             if x.get("note"):
                 why += f" ({x['note']})"
             out.append({"part": x["part"], "match": x["match"].split(" && "), "raw": x["match"],
-                        "sometimes": bool(x.get("sometimes")), "why": why, "id": f["id"]})
+                        "sometimes": bool(x.get("sometimes")), "why": why, "id": f["id"],
+                        "kind": f["kind"]})
     return out

@@ -46,6 +46,9 @@ ROOT = findings.ROOT
 FIXED_ROOT = os.path.join(ROOT, "build", "fixed")
 EVIDENCE = os.path.join(ROOT, "ksim-out", "attribution")
 EDIT_KEYS = {"file", "function", "old", "new", "trees"}
+# Kinds that carry a fix: kernel bugs, missing backports, and the behaviour a
+# doc-gap finding tests (its code alternative: a new face of it is attributed too).
+FIXABLE = ("bug", "backport", "doc")
 
 
 class FixError(Exception):
@@ -71,8 +74,8 @@ def check_schema(f, where):
         return None
     if not isinstance(edits, list) or not edits:
         return f"{where}: fix_edits must be a non-empty list"
-    if f["kind"] not in ("bug", "backport"):
-        return f"{where}: fix_edits on a finding of kind '{f['kind']}' (bug or backport only)"
+    if f["kind"] not in FIXABLE:
+        return f"{where}: fix_edits on a finding of kind '{f['kind']}' ({', '.join(FIXABLE)} only)"
     present = [t for t in findings.TREES if f["status"][t] == "present"]
     for j, e in enumerate(edits):
         ew = f"{where}: fix_edits {j + 1}"
@@ -573,7 +576,7 @@ def main(argv):
         return summary(args.build, args.summary)
     if not args.build:
         for f in fs:
-            if f["kind"] in ("bug", "backport"):
+            if f["kind"] in FIXABLE:
                 trees = [t for t in findings.TREES if edits_for(f, t)]
                 missing = [t for t in findings.TREES if f["status"][t] == "present" and t not in trees]
                 print(f"{f['id']:<38} fix for: {', '.join(trees) or '-':<20}"
@@ -606,7 +609,7 @@ def main(argv):
     tree = findings.tree_of(kver)
     print(f"ksim fixes: kernel {kver}: {len(applied)} fix(es) apply"
           + (f", {len(errors)} do not" if errors else "")
-          + f"; {len([f for f in fs if f['kind'] in ('bug', 'backport') and f['status'].get(tree) == 'present' and not edits_for(f, tree)])} present finding(s) without a fix")
+          + f"; {len([f for f in fs if f['kind'] in FIXABLE and f['status'].get(tree) == 'present' and not edits_for(f, tree)])} present finding(s) without a fix")
     return 1 if errors and args.check else 0
 
 

@@ -258,11 +258,13 @@ def cmd_report(f, args):
         out.append(f"  {t:<5} {f['status'][t]}")
     if f.get("fix"):
         out.append("Fix: " + f["fix"])
+    if f.get("stable"):
+        out.append("Stable: " + findings.STABLE[f["stable"]])
     out += ["", *w.fill(" ".join(f["summary"].split())).splitlines(), ""]
     out.append("Where: " + f["where"])
     locs = where_lines(f, ksrc)
     if locs:
-        out.append(f"Suspected cause, in {kver or tree}:")
+        out.append(f"{'The code' if f['kind'] == 'doc' else 'Suspected cause'}, in {kver or tree}:")
         out += [f"  {l}" for l in locs]
     out += ["", "Reach:", *["  " + l for l in w.fill(f["reach"]).splitlines()], ""]
 
@@ -329,9 +331,12 @@ def cmd_report(f, args):
 
 # ------------------------------------------------------------------ verify
 
-def signature_of(f, output):
-    """The finding's signature this output shows, or None."""
+def signature_of(f, output, tree=None):
+    """The finding's signature this output shows (on TREE: one listed for that tree), or None."""
+    present = [t for t in findings.TREES if f["status"][t] == "present"]
     for x in f["xfail"]:
+        if tree and tree not in x.get("trees", present):
+            continue
         parts = x["match"][len("trace:"):] if x["match"].startswith("trace:") else x["match"]
         if all(p in output for p in parts.split(" && ")):
             return x["match"]
@@ -366,13 +371,16 @@ def cmd_verify(fs, trees, args):
                     got = "not built"
                 elif rc == 0:
                     got = "timing" if sometimes and want != "gone" else "gone"
-                elif signature_of(f, output):
+                elif signature_of(f, output, t):
                     got = "present"
                 else:
-                    # A reproducer several findings share (a kernel-suite part)
-                    # may fail with another one's signature.
-                    other = next((g["id"] for g in findings.load() if g is not f and g["reproducer"] == f["reproducer"]
-                                  and signature_of(g, output)), None)
+                    # A reproducer several findings share (a kernel-suite part),
+                    # or one another finding lists for this tree, may fail with
+                    # that one's signature.
+                    other = next((g["id"] for g in findings.load() if g is not f
+                                  and (g["reproducer"] == f["reproducer"]
+                                       or any(f["reproducer"].endswith("/" + x["part"]) for x in g["xfail"]))
+                                  and signature_of(g, output, t)), None)
                     got = f"other: {other}" if other else "fails differently"
             ok = (got == want or got == "timing" or (want in ("n/a", "unseen") and got == "gone")
                   or (got.startswith("other: ") and (want != "present" or sometimes))

@@ -63,6 +63,7 @@ check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "bad tree: 
 
 # The schema check refuses what would silently mask or miss a failure.
 good = copy.deepcopy(fs[0])
+good.pop("fix_edits", None)     # its own checks: test_fixes.py
 
 
 def refused(mutate, what):
@@ -79,6 +80,8 @@ refused(lambda f: f.pop("status"), "a missing field")
 refused(lambda f: f["status"].pop("7.3"), "a status that leaves out a tree")
 refused(lambda f: f["status"].update({"6.1": "fixed"}), "an unknown status")
 refused(lambda f: f.update(kind="maybe"), "an unknown kind")
+refused(lambda f: f.update(stable="rewrite"), "a stable note on a finding that is not a backport")
+refused(lambda f: f.update(kind="backport", stable="soon"), "an unknown stable note")
 refused(lambda f: f["xfail"].append({"in": "nowhere", "part": "x", "match": "y"}), "an unknown table")
 refused(lambda f: (f["status"].update({"6.1": "gone"}),
                    f["xfail"].append({"in": "fuzz", "part": "x", "match": "y", "trees": ["6.1"]})),

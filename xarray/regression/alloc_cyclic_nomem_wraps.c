@@ -2,7 +2,8 @@
 /*
  * Reproducer: __xa_alloc_cyclic() turns a failed allocation above the
  * cursor into a "wrap": it allocates a low, recently freed ID and returns 1
- * instead of -ENOMEM.
+ * instead of -ENOMEM.  Intended behaviour, not a bug; what this test checks
+ * is the kernel-doc's contract, which does not say so (a doc gap).
  *
  * lib/xarray.c, every supported tree (6.1 to 7.3.4):
  *
@@ -16,35 +17,37 @@
  *			ret = 1;
  *	}
  *
- * "ret < 0" is meant as -EBUSY (nothing free from the cursor up) but also
- * takes -ENOMEM: when the free index at the cursor needs a new node and
- * the node cannot be allocated, the search starts again at limit.min, and
- * a free index in a node that already exists is taken without any
- * allocation.  The documented contract ("The search for an empty entry will
- * start at @next and will wrap around if necessary ... -ENOMEM if memory
- * could not be allocated") is broken twice: the IDs from the cursor up
- * were free, and the caller is told the space wrapped.  A cyclic allocator
- * exists to delay the reuse of freed IDs; under memory pressure this hands
- * out the lowest freed one at once.  lib/idr.c's idr_alloc_cyclic(), the
- * same idea for the IDR, retries on -ENOSPC only.
+ * "ret < 0" takes -ENOMEM as well as -EBUSY: when the free index at the
+ * cursor needs a new node and the node cannot be allocated, the search
+ * starts again at limit.min, and a free index in a node that already
+ * exists is taken without any allocation.  The commit that added cyclic
+ * allocation ("XArray: Add cyclic allocation") says, as issue 35 quotes
+ * it, that the function "will attempt to wrap back to the minimum value on
+ * memory allocation failure as well as on an -EBUSY error" (that text could
+ * not be read offline).  The trees' kernel-doc says only "The search for an
+ * empty entry will start at @next and will wrap around if necessary" and
+ * "-ENOMEM if memory could not be allocated" (__xa_alloc_cyclic(),
+ * xa_alloc_cyclic*()); Documentation/core-api/xarray.rst says nothing of
+ * it.  lib/idr.c's idr_alloc_cyclic() retries on -ENOSPC only.
  *
- * Reach: xa_alloc_cyclic() with GFP_NOWAIT/GFP_ATOMIC (with GFP_KERNEL a
- * node allocation does not fail in practice): in 7.3.4
+ * Callers that can see it: xa_alloc_cyclic() with GFP_NOWAIT/GFP_ATOMIC
+ * (with GFP_KERNEL a node allocation does not fail in practice): in 7.3.4
  * drivers/gpu/drm/xe/xe_vm.c (ASIDs, GFP_NOWAIT),
  * drivers/accel/amdxdna/amdxdna_mailbox.c (mailbox message IDs,
  * GFP_NOWAIT), drivers/gpu/drm/i915/gt/uc/intel_guc_submission.c (TLB
- * invalidation seqnos, GFP_ATOMIC).  Whether an early reuse hurts any of
- * them (a late reply matched to a new message, a stale ASID) was not
- * worked out.
+ * invalidation seqnos, GFP_ATOMIC): under memory pressure they get the
+ * lowest freed ID at once.
  *
- * Expected: IDs 0..99 allocated, ID 10 freed again, cursor at 200; with
- * every non-blocking allocation failing, __xa_alloc_cyclic(GFP_NOWAIT)
- * over [0, 255] returns -ENOMEM (index 200 needs a new node).
+ * Expected by the kernel-doc: IDs 0..99 allocated, ID 10 freed again,
+ * cursor at 200; with every non-blocking allocation failing,
+ * __xa_alloc_cyclic(GFP_NOWAIT) over [0, 255] returns -ENOMEM (index 200
+ * needs a new node).
  *
  * Found by xarray/random_ops_alloc --fault p=0.02 (seed 18; the model
- * checks __xa_alloc_cyclic() and no longer takes such a result).  Finding
- * xarray-alloc-cyclic-nomem-wraps in docs/findings.toml.  Test code is
- * ours; the tree is lib/xarray.c from KSRC (ksim_xarray).
+ * checks __xa_alloc_cyclic() and takes such a result only after an
+ * injected failure).  Finding xarray-alloc-cyclic-nomem-wraps (kind doc) in
+ * docs/findings.toml.  Test code is ours; the tree is lib/xarray.c from
+ * KSRC (ksim_xarray).
  */
 #include <linux/xarray.h>
 #include <ksim/fault.h>
