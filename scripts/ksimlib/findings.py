@@ -25,7 +25,7 @@ COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 
@@ -105,6 +105,11 @@ def load():
         for i, f in enumerate(found):
             _check(f, i, ids)
             ids.add(f["id"])
+        edits = {f["id"] for f in found if f.get("fix_edits")}
+        for f in found:
+            if f.get("fix_with") and f["fix_with"] not in edits:
+                raise TableError(f"{TABLE}: finding {f['id']}: fix_with '{f['fix_with']}' names no "
+                                 f"finding with fix_edits")
         _cache = found
     return _cache
 

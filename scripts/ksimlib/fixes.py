@@ -68,7 +68,14 @@ def _extractor():
 
 
 def check_schema(f, where):
-    """findings.py's schema check of `fix_edits` (TableError-style message, or None)."""
+    """findings.py's schema check of `fix_edits` and `fix_with` (TableError-style
+    message, or None)."""
+    if "fix_with" in f:
+        if "fix_edits" in f:
+            return f"{where}: fix_edits and fix_with together (one fix, one place)"
+        if f["kind"] not in FIXABLE or not isinstance(f["fix_with"], str):
+            return f"{where}: fix_with on a finding of kind '{f['kind']}' ({', '.join(FIXABLE)} only)"
+        return None     # the other finding's existence: findings.load()
     edits = f.get("fix_edits")
     if edits is None:
         return None
@@ -92,10 +99,19 @@ def check_schema(f, where):
     return None
 
 
+def owner(f):
+    """The finding whose edits are F's fix: itself, or the one its fix_with
+    names (two findings one fix removes, e.g. two faces of one wrong bound)."""
+    return findings.by_id(f["fix_with"]) if f.get("fix_with") else f
+
+
 def edits_for(f, tree):
     """The finding's edits that apply on TREE ("6.12"): [] where it is not present."""
     if tree is None or f["status"].get(tree) != "present":
         return []
+    o = owner(f)
+    if o is not f:
+        return edits_for(o, tree)
     present = [t for t in findings.TREES if f["status"][t] == "present"]
     return [e for e in f.get("fix_edits", []) if tree in e.get("trees", present)]
 
@@ -154,19 +170,26 @@ def fixed_files(fs, ksrc, kver):
     """({path: fixed text}, applied ids, [errors]) for the findings FS on this tree:
     each finding all or nothing, later findings on top of earlier ones."""
     tree = findings.tree_of(kver)
-    texts, applied, errors = {}, [], []
+    texts, applied, errors, done = {}, [], [], {}
     for f in fs:
         es = edits_for(f, tree)
         if not es:
+            continue
+        o = owner(f)
+        if o["id"] in done:         # a fix shared through fix_with: applied once
+            if done[o["id"]]:
+                applied.append(f["id"])
             continue
         src = {e["file"]: texts.get(e["file"]) or _read(ksrc, e["file"]) for e in es}
         try:
             new = apply_text(f, tree, kver, src)
         except FixError as err:
             errors.append(str(err))
+            done[o["id"]] = False
             continue
         texts.update(new)
         applied.append(f["id"])
+        done[o["id"]] = True
     return texts, applied, errors
 
 

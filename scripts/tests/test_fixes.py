@@ -94,6 +94,16 @@ with tempfile.TemporaryDirectory() as d:
     check(applied == ["fake"] and len(errors) == 1 and "return 0;" not in texts["lib/fake.c"],
           "a finding whose edit does not apply is skipped whole, the others apply")
     check(open(os.path.join(d, "lib", "fake.c")).read() == SRC, "the source tree is never written")
+    # Two findings one fix removes (fix_with): applied once, both counted.
+    orig_by_id = fixes.findings.by_id
+    twin = {"id": "twin", "kind": "bug", "status": good["status"], "fix_with": "fake"}
+    fixes.findings.by_id = lambda fid: good if fid == "fake" else orig_by_id(fid)
+    try:
+        texts, applied, errors = fixes.fixed_files([good, twin], d, "6.12.3")
+    finally:
+        fixes.findings.by_id = orig_by_id
+    check(applied == ["fake", "twin"] and not errors and texts["lib/fake.c"].count("x + 2") == 1,
+          "a fix shared through fix_with applies once and counts for both")
 
 # The schema.
 base = next(f for f in findings.load() if f.get("fix_edits"))
