@@ -43,8 +43,9 @@ TSAN_TARGETS = ["stress-programs", "tsan-tests"]
 TSAN_LABELS = "^(stress-short|tsan)$"
 
 
-def run_tree(label, ksrc, kver, args, preset=None):
-    """Configure, build, test one tree -> dict with results."""
+def run_tree(label, ksrc, kver, args, preset=None, extra_env=None):
+    """Configure, build, test one tree -> dict with results (ENV: more
+    environment for the tests)."""
     preset = preset or args.preset
     tsan = preset == "tsan"
     if ksrc:
@@ -67,6 +68,7 @@ def run_tree(label, ksrc, kver, args, preset=None):
     env.pop("KVER", None)
     # A failure no signature explains is replayed with the known fixes (ksim-xfail).
     env["KSIM_ATTRIBUTION"] = "1"
+    test_env = dict(env, **(extra_env or {}))
     t0 = time.monotonic()
     with open(log, "w") as f:
         for argv in (["cmake", "--preset", preset, "-B", bdir,
@@ -96,7 +98,7 @@ def run_tree(label, ksrc, kver, args, preset=None):
         subprocess.run(["ctest", "--test-dir", bdir, "-j", str(args.jobs), "--timeout", "900",
                         "--output-junit", junit, "--test-output-size-passed", "1000000",
                         "--test-output-size-failed", "4000000"] + sel, stdout=f, stderr=subprocess.STDOUT,
-                       env=env)
+                       env=test_env)
     res["t_test"] = time.monotonic() - t1
     res["tests"] = parse_junit(junit)
     return res

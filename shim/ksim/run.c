@@ -65,7 +65,7 @@ static void usage(struct ksim_options *o, FILE *out)
 	}
 	if (o->help)
 		o->help(o, out);
-	fprintf(out, "environment: KSIM_SEED, KSIM_FAULT, KSIM_VERBOSE, KSIM_YIELD, KSIM_LOGLEVEL\n");
+	fprintf(out, "environment: KSIM_SEED, KSIM_SEED_SALT, KSIM_FAULT, KSIM_VERBOSE, KSIM_YIELD, KSIM_LOGLEVEL\n");
 }
 
 static int parse_seed(struct ksim_options *o, const char *from, const char *arg)
@@ -183,6 +183,18 @@ bool ksim_options_parse(struct ksim_options *o, int argc, char **argv, int *exit
 	} else {
 		/* A fuzz input is its own seed: a replay is deterministic by default. */
 		o->seed = o->mode == KSIM_RUN_FUZZ ? 0 : clock_seed();
+	}
+	/*
+	 * KSIM_SEED_SALT: a different run from the same command line (repeated
+	 * runs of a CTest test, `ksim false-alarms`); the seed printed and put
+	 * in the replay line is the salted one, so a replay needs no salt.
+	 */
+	if (getenv("KSIM_SEED_SALT") && *getenv("KSIM_SEED_SALT")) {
+		uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+		for (const char *c = getenv("KSIM_SEED_SALT"); *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		o->seed ^= h;
 	}
 	ksim_set_seed(o->seed);
 

@@ -7,7 +7,9 @@
  * One command line, parsed by ksim_options_parse() from one table:
  *
  *   -s, --seed N       the run's seed (default: KSIM_SEED, else the clock;
- *                      a fuzz replay: 0, the input decides)
+ *                      a fuzz replay: 0, the input decides); KSIM_SEED_SALT
+ *                      mixes a string into it (repeated runs of one command
+ *                      line), and the replay line carries the mixed seed
  *   -f, --fault SPEC   fault injection, the engine's grammar (ksim/fault.h;
  *                      default: KSIM_FAULT).  Without seed= the engine draws
  *                      from the run's seed, taken when it is armed, so the
