@@ -275,7 +275,7 @@ function(_ksim_fuzz_target f check_schedule)
       COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim fuzz ${f} --smoke --duration 20
         --build ${CMAKE_BINARY_DIR}/fuzz-afl --ksrc ${KSIM_KSRC}
         --replay-bin $<TARGET_FILE:fuzz_${f}_replay>
-      LABELS fuzz-smoke TIMEOUT 900 RUN_SERIAL NO_XFAIL WORKING_DIRECTORY ${_bdir})
+      LABELS fuzz-smoke TIMEOUT 900 NO_XFAIL WORKING_DIRECTORY ${_bdir})
   endif()
   set_property(GLOBAL APPEND PROPERTY KSIM_FUZZ_TARGETS ${f})
   set_property(GLOBAL PROPERTY KSIM_F_${f}_CHECK_SCHEDULE ${check_schedule})

@@ -26,6 +26,7 @@ sets it) the input passes on the same tree with the known fixes applied
 the smoke test FAILS and prints the replay command.  KSIM_FUZZ_SMOKE_NEW=warn
 only prints it.
 """
+import fcntl
 import glob
 import hashlib
 import os
@@ -92,16 +93,23 @@ def configure(bdir, ksrc, extra=(), env=None):
         die(str(e))
 
 
-def build(bdir, ksrc, target, extra=(), env=None, jobs=2):
-    """Configure (once) and build one AFL++ tree; returns the binary paths."""
-    t = configure(bdir, ksrc, extra, env).get(target)
-    if t is None:
-        die(f"{bdir} has no fuzz target '{target}'")
-    e = dict(os.environ, **(env or {}))
-    log(f"building fuzz_{target} in {bdir}")
-    r = subprocess.run(["cmake", "--build", bdir, "-j", str(jobs), "--target",
-                        f"fuzz_{target}", f"fuzz_{target}_replay"],
-                       cwd=ROOT, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def build(bdir, ksrc, target, extra=(), env=None, jobs=2, replay=True):
+    """Configure (once) and build one AFL++ tree; returns the binary paths
+    (replay=False: the fuzzing binary only, when crashes replay elsewhere)."""
+    # Smoke tests of several targets run side by side and share one tree:
+    # one configure or build at a time.
+    os.makedirs(bdir, exist_ok=True)
+    with open(os.path.join(os.path.dirname(os.path.abspath(bdir)),
+                           f".{os.path.basename(os.path.abspath(bdir))}.lock"), "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        t = configure(bdir, ksrc, extra, env).get(target)
+        if t is None:
+            die(f"{bdir} has no fuzz target '{target}'")
+        e = dict(os.environ, **(env or {}))
+        log(f"building fuzz_{target} in {bdir}")
+        r = subprocess.run(["cmake", "--build", bdir, "-j", str(jobs), "--target", f"fuzz_{target}"]
+                           + ([f"fuzz_{target}_replay"] if replay else []),
+                           cwd=ROOT, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode:
         sys.stdout.write(r.stdout[-6000:])
         die(f"build of {bdir} failed")
@@ -305,7 +313,7 @@ def run(args):
     outdir = os.path.abspath(os.path.join(args.out or os.path.join(ROOT, "ksim-out", "fuzz"), target,
                                           ("smoke-" if args.smoke else "") + stamp))
     os.makedirs(outdir, exist_ok=True)
-    fuzz_bin, _ = build(base, args.ksrc, target)
+    fuzz_bin, _ = build(base, args.ksrc, target, replay=not args.replay_bin)
     kver = read_cache(base, "KSIM_KVERSION_RESOLVED")
     cmplog_bin = asan_bin = None
     asan_replay = None
