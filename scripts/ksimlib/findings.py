@@ -25,7 +25,7 @@ COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with", "verify_with")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 
@@ -110,6 +110,10 @@ def load():
             if f.get("fix_with") and f["fix_with"] not in edits:
                 raise TableError(f"{TABLE}: finding {f['id']}: fix_with '{f['fix_with']}' names no "
                                  f"finding with fix_edits")
+            for o in f.get("verify_with", []):
+                if o not in edits:
+                    raise TableError(f"{TABLE}: finding {f['id']}: verify_with '{o}' names no "
+                                     f"finding with fix_edits")
         _cache = found
     return _cache
 

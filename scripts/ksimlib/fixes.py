@@ -70,6 +70,9 @@ def _extractor():
 def check_schema(f, where):
     """findings.py's schema check of `fix_edits` and `fix_with` (TableError-style
     message, or None)."""
+    vw = f.get("verify_with", [])
+    if not isinstance(vw, list) or not all(isinstance(i, str) for i in vw):
+        return f"{where}: verify_with must be a list of finding ids"
     if "fix_with" in f:
         if "fix_edits" in f:
             return f"{where}: fix_edits and fix_with together (one fix, one place)"
@@ -540,7 +543,11 @@ def verify(build, ids=None, labels=None, say=print):
                                + targets, stdout=log, stderr=subprocess.STDOUT)
                 targets = targets_of(argv, build)
             pristine, _ = _run(argv, cwd, 600, log)
-            applied, errors = ft.select([f], log)
+            # A reproducer whose input also hits other findings on this tree
+            # (verify_with) needs their fixes too; the verdict names them.
+            also = [o for o in (findings.by_id(i) for i in f.get("verify_with", []))
+                    if edits_for(o, ft.tree_name)]
+            applied, errors = ft.select([f] + also, log)
             if not applied:
                 say(f"  {f['id']:<38} DOES NOT APPLY: {'; '.join(errors)}")
                 bad += 1
@@ -567,7 +574,8 @@ def verify(build, ids=None, labels=None, say=print):
                 ok = ok and r.returncode == 0 and bool(m) and m.group(2) == "0"
             bad += not ok
             say(f"  {f['id']:<38} pristine {pristine:<4} fixed {fixed:<4} "
-                f"{'ok' if ok else 'DISAGREES'}{extra}")
+                f"{'ok' if ok else 'DISAGREES'}{extra}"
+                + (f" (with the fix of {', '.join(o['id'] for o in also)})" if also else ""))
         ft.select([], log)
     say(f"ksim fixes --verify: kernel {ft.kver}: {len(chosen)} fix(es), {bad} disagreement(s); "
         f"log {os.path.relpath(logpath, ROOT)}")

@@ -111,7 +111,8 @@ for mutate, what in ((lambda f: f.update(fix_edits=[]), "empty fix_edits"),
                      (lambda f: f["fix_edits"][0].pop("old"), "an edit without old"),
                      (lambda f: f["fix_edits"][0].update(color="red"), "an unknown key"),
                      (lambda f: f.update(kind="test"), "fix_edits on a test finding"),
-                     (lambda f: f["fix_edits"][0].update(trees=["5.4"]), "a tree not present")):
+                     (lambda f: f["fix_edits"][0].update(trees=["5.4"]), "a tree not present"),
+                     (lambda f: f.update(verify_with="other"), "verify_with not a list")):
     f = copy.deepcopy(base)
     mutate(f)
     check(fixes.check_schema(f, "x") is not None, f"the schema refuses {what}")
