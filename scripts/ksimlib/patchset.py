@@ -267,30 +267,32 @@ def _finish(patches, texts, origin):
     return Series(patches, bases[0] if len(bases) == 1 else None, origin)
 
 
-def git(tree, *argv, check=True):
+def git(tree, *argv, check=True, strip=True):
     r = subprocess.run(["git", "-C", tree] + list(argv), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, **ENC)
     if check and r.returncode:
         err = r.stderr.strip().splitlines()
         raise SeriesError(f"git {' '.join(argv)}: {err[-1] if err else 'failed'}")
-    return r.stdout.strip() if r.returncode == 0 else None
+    if r.returncode:
+        return None
+    return r.stdout.strip() if strip else r.stdout
 
 
 def read_range(ksrc, rng):
     """--range A..B of a git KSRC -> Series based on merge-base(A, B)."""
     if git(ksrc, "rev-parse", "--is-inside-work-tree", check=False) != "true":
         raise SeriesError(f"--range {rng}: {ksrc} is not a git tree (--range needs a git KSRC)")
-    m = re.fullmatch(r"([^.\s]+)\.\.([^.\s]*)", rng)
-    if not m:
+    a, sep, b = rng.partition("..")
+    if not sep or not a or b.startswith(".") or re.search(r"\s", rng):
         raise SeriesError(f"--range {rng}: expected A..B (e.g. v7.3..HEAD)")
-    a, b = m.group(1), m.group(2) or "HEAD"
+    b = b or "HEAD"
     for r in (a, b):
         if git(ksrc, "rev-parse", "--verify", "-q", r + "^{commit}", check=False) is None:
             raise SeriesError(f"--range {rng}: {r} is not a commit of {ksrc}")
     base = git(ksrc, "merge-base", a, b)
     if git(ksrc, "rev-list", "--merges", f"{a}..{b}"):
         raise SeriesError(f"--range {rng}: the range holds merge commits; give a linear range")
-    text = git(ksrc, "format-patch", "--stdout", "--no-signature", f"{a}..{b}") or ""
+    text = git(ksrc, "format-patch", "--stdout", "--no-signature", f"{a}..{b}", strip=False) or ""
     patches = [p for p in (parse_message(m, "") for m in split_mbox(text)) if p]
     if not patches:
         raise SeriesError(f"--range {rng}: no commits with changes in {a}..{b}")

@@ -407,7 +407,7 @@ class Tree:
         if not text.startswith("From "):
             text = "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n" + text
         with open(pf, "w", **patchset.ENC) as f:
-            f.write(text)
+            f.write(text if text.endswith("\n") else text + "\n")
         diff = os.path.join(workdir, f"patch-{patch.index:04d}.diff")
         with open(diff, "w", **patchset.ENC) as f:
             f.write("".join(fd.text if fd.text.endswith("\n") else fd.text + "\n"
