@@ -509,11 +509,7 @@ class Workspace:
                                     os.path.join(d, "tree")], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
                 shutil.rmtree(d, ignore_errors=True)
-                for extra in (".lock",):
-                    try:
-                        os.unlink(d + extra)
-                    except OSError:
-                        pass
+                os.unlink(d + ".lock")
 
 
 # ---------------------------------------------------------------- build and run
@@ -598,12 +594,6 @@ class Build:
                 return True
             argv += ["--target"] + have
         return run_logged(argv, log) == 0
-
-    def count(self, suite):
-        out = subprocess.run(["ctest", "--test-dir", self.dir, "-N"] + suite.ctest,
-                             stdout=subprocess.PIPE, text=True).stdout
-        m = re.search(r"Total Tests: (\d+)", out)
-        return int(m.group(1)) if m else 0
 
     def tests(self, ctest_args):
         """[(name, [command])] of the CTest tests a selection names."""
@@ -1602,6 +1592,14 @@ def run(args):
                 cov = Coverage(plan, None, f"coverage failed: {e}")
         else:
             cov = Coverage(plan, None, f"preset {args.preset} has no coverage instrumentation")
+        # The raw profiles have been read: a failure keeps the logs only.
+        for st in states:
+            if st.profile:
+                for f in os.listdir(workdir):
+                    if f.startswith(os.path.basename(st.profile)):
+                        p = os.path.join(workdir, f)
+                        shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
+        build.profile_dir = None    # reruns of a failure write no profile
         rc = report(args, patches, plan, states, kver, workdir, build, tree, cov, cmd)
         if rc == 1:
             keep_reason = "test failure"
