@@ -209,7 +209,9 @@ def file_change(path, old_file, new_file):
 
 
 # ---------------------------------------------------------------- the build's map
-def _compile_argv(entry):
+def preprocess_argv(entry):
+    """(object, argv) running a compile_commands.json entry's compiler with
+    -E instead of -c (no object, no dependency file)."""
     argv = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
     out = entry.get("output") or (argv[argv.index("-o") + 1] if "-o" in argv else "")
     cmd, skip = [], False
@@ -322,7 +324,7 @@ class BuildMap:
         db = json.load(open(os.path.join(self.build, "compile_commands.json")))
         out = []
         for e in db:
-            obj, argv = _compile_argv(e)
+            obj, argv = preprocess_argv(e)
             # The shim's headers-alone check is not linked into anything.
             if "ksim_shim_headers.dir" in obj:
                 continue
