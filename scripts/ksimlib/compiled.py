@@ -149,7 +149,7 @@ class Changed:
         self.new_def = None         # Func in the patched file (None: removed by the series)
         self.old_def = None         # Func in the base file (None: added by the series)
         self.objects = set()        # objects that compile it (patched tree)
-        self.base_objects = set()   # objects that compiled it (base tree)
+        self.uncopied = False       # in a file outside the directories ksim copies
 
     @property
     def key(self):
@@ -160,6 +160,30 @@ class Changed:
         return f"{self.name}()" if "(" not in self.name else self.name
 
 
+def directive_lines(text):
+    """Line numbers of preprocessor directives and their continuation lines
+    (-E prints none of them, so the map cannot say they are read)."""
+    out, cont = set(), False
+    for n, l in enumerate(comment_mask(text).split("\n"), 1):
+        if cont or l.lstrip().startswith("#"):
+            out.add(n)
+            cont = l.rstrip().endswith("\\")
+        else:
+            cont = False
+    return out
+
+
+def hunk_functions(diff_text):
+    """Names of the functions a diff's hunk headers name (git writes the
+    enclosing function after the second @@): for a file that is not there."""
+    names = []
+    for m in re.finditer(r"^@@ [^@]* @@ ?(.*)$", diff_text, re.M):
+        fm = re.search(r"([A-Za-z_]\w*)\s*\(", m.group(1))
+        if fm and fm.group(1) not in names:
+            names.append(fm.group(1))
+    return names
+
+
 class FileChange:
     def __init__(self, path, old_text, new_text):
         self.path = path
@@ -168,6 +192,7 @@ class FileChange:
         self.outside_added = []     # code lines outside functions (patched numbering)
         self.outside_removed = []
         self.comment_lines = 0      # changed lines that are only comments or blank
+        self.directives = set()     # preprocessor lines of the patched file
         self.c_like = path.endswith((".c", ".h"))
 
 
@@ -202,6 +227,7 @@ def file_change(path, old_file, new_file):
     # Each changed function's definition on both sides.
     if any(not ch.removed for ch in fc.funcs.values()) and old_file and not oldf:
         oldf = functions(old)
+    fc.directives = directive_lines(new) if new_file and fc.outside_added else set()
     newd, oldd = {f.name: f for f in newf}, {f.name: f for f in oldf}
     for ch in fc.funcs.values():
         ch.new_def, ch.old_def = newd.get(ch.name), oldd.get(ch.name)

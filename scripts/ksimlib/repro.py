@@ -698,9 +698,18 @@ def plan_series(tree, build, bmap, patches, spec, test_filter, known, jobs):
             for path in (fd.old_path, fd.path):
                 if path and path not in paths:
                     paths.append(path)
+    diffs = {}
+    for p in patches:
+        for fd in p.files:
+            diffs[fd.path] = diffs.get(fd.path, "") + fd.text
     for path in paths:
         if not tree.git and not tree.in_parts(path):
             plan.uncopied.append(path)
+            # Not there to read: the functions its hunk headers name.
+            for name in CM.hunk_functions(diffs.get(path, "")):
+                ch = CM.Changed(path, name)
+                ch.new_def, ch.uncopied = CM.Func(name, 0, 0, 0), True
+                plan.changed.append(ch)
             continue
         old, new = tree.base_file(path), tree.file(path)
         if old is None and new is None:
@@ -716,6 +725,9 @@ def plan_series(tree, build, bmap, patches, spec, test_filter, known, jobs):
             ch.objects = CM.compiled_in(bmap, fc.path, ch.new_def, objs)
             plan.changed.append(ch)
         live = set().union(*(bmap.live(o, fc.path) for o in objs)) if objs else set()
+        # A directive of a file the build reads counts as compiled.
+        if objs:
+            live |= fc.directives
         plan.outside[fc.path] = (fc.outside_added, [l for l in fc.outside_added if l in live],
                                  fc.outside_removed, fc.path in read)
 
@@ -1041,7 +1053,8 @@ def print_changes(plan, cov=None):
             say(f"  {where}: removed by the series")
             continue
         if not ch.objects:
-            say(f"  {where}: not compiled by ksim")
+            say(f"  {where}: not compiled by ksim"
+                + (" (the file is outside the directories ksim copies)" if ch.uncopied else ""))
             continue
         st = cov.fn.get(ch.key) if cov else "compiled"
         line = f"  {where}: compiled ({len(ch.objects)} object(s))"
@@ -1063,7 +1076,8 @@ def print_changes(plan, cov=None):
     if plan.comments:
         say(f"  ({plan.comments} changed line(s) are comments or blank)")
     for p in plan.uncopied:
-        say(f"  {p}: not in the directories ksim copies (not compiled by ksim)")
+        if not any(c.path == p for c in plan.changed):
+            say(f"  {p}: not in the directories ksim copies (not compiled by ksim)")
     for c, fns in plan.users.items():
         say(f"  also linked by component {c}'s binaries: {', '.join(fns[:6])}"
             f"{' ...' if len(fns) > 6 else ''} (--suite {c} runs its tests)")

@@ -164,9 +164,16 @@ def make_series(ksrc, kind):
         s.change("maple_tree: expedite the grace period", MAPLE,
                  lambda t: edit_in(t, "mas_rev_awalk", lambda l: l.endswith("{"),
                                    lambda l: l + "\n\tstart_poll_synchronize_rcu_expedited();"))
-    elif kind == "uncompiled":  # kernel/fork.c's clone path: ksim takes none of it
+    elif kind == "uncompiled":  # kernel/fork.c's clone path, and a driver: ksim takes none of it
         s.change("fork: note the clone3 check", FORK, lambda t: note("clone3")(t, "clone3_args_valid"))
         s.change("fork: note the copy_process check", FORK, lambda t: note("copy")(t, "copy_process"))
+        # A file outside the directories ksim copies: only its hunk header names the function.
+        s.patches.append(("driver core: note the error", "--- a/drivers/base/core.c\n"
+                          "+++ b/drivers/base/core.c\n"
+                          "@@ -3500,7 +3500,7 @@ int device_add(struct device *dev)\n"
+                          " \tstruct device *parent;\n \tstruct kobject *kobj;\n"
+                          "-\tint error = -EINVAL;\n+\tint error = -EINVAL; /* checked */\n"
+                          " \n \tdev = get_device(dev);\n"))
     elif kind == "already":     # all three are in the tree
         for n, fn in enumerate(("mas_rev_awalk", "mtree_alloc_range", "mas_empty_area_rev"), 1):
             s.already(f"maple_tree: change {n}, which the tree has", MAPLE,
@@ -357,10 +364,13 @@ def case_uncompiled(ksrc, tmp):
     mbox = write_mbox(make_series(ksrc, "uncompiled"), os.path.join(tmp, "uncompiled.mbox"))
     rc, out = repro(["--series", mbox])
     v = verdict(out)
-    check(rc == 5 and v.startswith("NOT COVERED: the series changes 2 function(s), none compiled "
+    check(rc == 5 and v.startswith("NOT COVERED: the series changes 3 function(s), none compiled "
                                    "by ksim"), "NOT COVERED, exit 5")
-    check("clone3_args_valid() (kernel/fork.c)" in v and "copy_process() (kernel/fork.c)" in v,
-          "the verdict lists the functions")
+    check("clone3_args_valid() (kernel/fork.c)" in v and "copy_process() (kernel/fork.c)" in v
+          and "device_add() (drivers/base/core.c)" in v, "the verdict lists the functions")
+    check(re.search(r"device_add\(\)\s+drivers/base/core.c: not compiled by ksim \(the file is "
+                    r"outside the directories ksim copies\)", out) is not None,
+          "a file ksim does not copy: its function from the hunk header")
     check("nothing was built or run" in v and "[state" not in out, "nothing built or run")
     check(re.search(r"copy_process\(\)\s+kernel/fork.c: not compiled by ksim", out) is not None
           and "not code" not in out, "'not compiled by ksim', never 'not code'")
