@@ -196,6 +196,10 @@ def make_series(ksrc, kind):
 # ---------------------------------------------------------------- running
 TREE = None     # KSRC the series are written against
 CACHE = None    # the kept builds the cases share
+TMP = None      # the test's temporary directory
+
+
+RUNS = [0]
 
 
 def repro(args, timeout=900, cache=True):
@@ -204,6 +208,9 @@ def repro(args, timeout=900, cache=True):
         args = args + ["--ksrc", TREE]
     if cache:
         args = args + ["--cache", CACHE]
+    if "--workdir" not in args:     # what a failure keeps stays in the test's directory
+        RUNS[0] += 1
+        args = args + ["--workdir", os.path.join(TMP, f"run-{RUNS[0]}")]
     r = subprocess.run([sys.executable, KSIM, "repro", "--cmake-arg=-DCMAKE_BUILD_TYPE=Debug",
                         "--seed", "7"] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout,
@@ -456,7 +463,7 @@ def main():
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    global TREE, CACHE
+    global TREE, CACHE, TMP
     ksrc = TREE = os.path.abspath(argv.pop(0))
     if argv[:1] == ["--write"]:
         os.makedirs(argv[1], exist_ok=True)
@@ -471,6 +478,7 @@ def main():
     names = argv or list(CASES)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ksim-repro-test-") as tmp:
+        TMP = tmp
         CACHE = cache or os.path.join(tmp, "cache")
         for n in names:
             print(f"# case {n}", flush=True)
