@@ -96,6 +96,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, f"{kver}.log")
     open(log, "w").close()
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="ksim-bench-repro-", dir=os.path.join(ROOT, "build"))
     res = {"cold": ([], []), "warm": ([], []), "warm --ab": ([], []), "tests": ([], [])}
     try:
