@@ -209,17 +209,24 @@ class Tree:
         return os.path.isdir(self.dir)
 
     def create(self):
+        if self.git:
+            self.base = self._resolve_base()    # a bad --base is one line, the tree kept
         if self.exists():
-            return self.reuse()
+            try:
+                return self.reuse()
+            except (ReproError, OSError) as e:
+                # A kept tree that cannot be put back (its git worktree was
+                # pruned, files went missing): made again.
+                say(f"  note: the kept tree cannot be reused ({e}); making it again")
+                self.remove()
         if self.git:
             dirty = _git(self.src, "status", "--porcelain", "-uno").stdout.strip()
             if dirty and self.base_rev == "HEAD":
                 say(f"  note: {self.src} has uncommitted changes; the scratch tree is its HEAD")
-            base = self._resolve_base()
-            r = _git(self.src, "worktree", "add", "--detach", self.dir, base)
+            # -f: a kept worktree removed by hand is still registered.
+            r = _git(self.src, "worktree", "add", "-f", "--detach", self.dir, self.base)
             if r.returncode:
                 raise ReproError(f"git worktree add {self.dir} failed: {r.stdout.strip()[-300:]}")
-            self.base = base
             return
         self.parts = _kernel_parts()
         os.makedirs(self.dir)
@@ -242,9 +249,7 @@ class Tree:
 
     def reuse(self):
         """A tree kept from an earlier run: back to the base."""
-        if self.git:
-            self.base = self._resolve_base()
-        else:
+        if not self.git:
             self.parts = _kernel_parts()
             try:
                 self.dirty = set(json.load(open(self.dirty_file)))
