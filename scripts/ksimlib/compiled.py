@@ -150,6 +150,7 @@ class Changed:
         self.old_def = None         # Func in the base file (None: added by the series)
         self.objects = set()        # objects that compile it (patched tree)
         self.uncopied = False       # in a file outside the directories ksim copies
+        self.dead = []              # changed lines of it the preprocessor drops (#if) here
 
     @property
     def key(self):
@@ -173,6 +174,29 @@ def directive_lines(text):
     return out
 
 
+def dead_lines(text, live):
+    """Code lines the preprocessor dropped: those of a run between two
+    directive lines none of whose code lines reached its output (an #if
+    group not taken).  A line missing from the output is not enough: the
+    continuation lines of a macro call spanning several lines are printed
+    on its first line."""
+    cm = comment_mask(text).split("\n")
+    directives = directive_lines(text)
+    dead, run = set(), []
+
+    def close():
+        if run and not any(l in live for l in run):
+            dead.update(run)
+        run.clear()
+    for n, l in enumerate(cm, 1):
+        if n in directives:
+            close()
+        elif l.strip():
+            run.append(n)
+    close()
+    return dead
+
+
 def hunk_functions(diff_text):
     """Names of the functions a diff's hunk headers name (git writes the
     enclosing function after the second @@): for a file that is not there."""
@@ -192,7 +216,7 @@ class FileChange:
         self.outside_added = []     # code lines outside functions (patched numbering)
         self.outside_removed = []
         self.comment_lines = 0      # changed lines that are only comments or blank
-        self.directives = set()     # preprocessor lines of the patched file
+        self.directives = set()     # preprocessor lines of the patched file (those added)
         self.c_like = path.endswith((".c", ".h"))
 
 
@@ -227,7 +251,7 @@ def file_change(path, old_file, new_file):
     # Each changed function's definition on both sides.
     if any(not ch.removed for ch in fc.funcs.values()) and old_file and not oldf:
         oldf = functions(old)
-    fc.directives = directive_lines(new) if new_file and fc.outside_added else set()
+    fc.directives = directive_lines(new) if new_file and added else set()
     newd, oldd = {f.name: f for f in newf}, {f.name: f for f in oldf}
     for ch in fc.funcs.values():
         ch.new_def, ch.old_def = newd.get(ch.name), oldd.get(ch.name)

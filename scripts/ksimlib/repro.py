@@ -740,14 +740,17 @@ def plan_series(tree, build, bmap, patches, spec, test_filter, known, jobs):
     read = bmap.files()
     for fc in plan.files:
         objs = bmap.objects_reading([fc.path])
+        live = set().union(*(bmap.live(o, fc.path) for o in objs)) if objs else set()
+        dead = CM.dead_lines(fc.new_text, live) if objs and fc.new_text is not None else set()
         for ch in fc.funcs.values():
             ch.objects = CM.compiled_in(bmap, fc.path, ch.new_def, objs)
+            if ch.objects:
+                ch.dead = [l for l in ch.added if l in dead]
             plan.changed.append(ch)
-        live = set().union(*(bmap.live(o, fc.path) for o in objs)) if objs else set()
-        # A directive of a file the build reads counts as compiled.
-        if objs:
-            live |= fc.directives
-        plan.outside[fc.path] = (fc.outside_added, [l for l in fc.outside_added if l in live],
+        # Outside functions: compiled when the build reads the file and the
+        # line is not in an #if group it drops (directives count as read).
+        plan.outside[fc.path] = (fc.outside_added,
+                                 [l for l in fc.outside_added if objs and l not in dead],
                                  fc.outside_removed, fc.path in read)
 
     # Tests: those of the components whose own code compiles a changed
@@ -1014,7 +1017,8 @@ class Coverage:
             code = [l for l in ch.added if l in fc]
             hit = [l for l in code if fc[l] > 0]
             miss = [l for l in code if fc[l] == 0]
-            self.lines[ch.key] = (len(hit), len(code), miss)
+            # Lines under an #if that is false here: changed, never compiled.
+            self.lines[ch.key] = (len(hit), len(code) + len(ch.dead), miss)
             self.fn[ch.key] = "executed" if ran else "not executed"
         self.selected = sel
 
@@ -1086,6 +1090,8 @@ def print_changes(plan, cov=None):
             line += f", {st}; {hit} of {tot} changed line(s) executed"
             if miss:
                 line += f"; never reached: {ch.path}:{_ranges(miss)}"
+        if ch.dead:
+            line += f"; not compiled by ksim (under an #if false here): {ch.path}:{_ranges(ch.dead)}"
         say(line)
     for path, (added, live, removed, read) in plan.outside.items():
         if not added and not removed:
@@ -1111,14 +1117,14 @@ def not_covered_list(plan, cov):
     nc = [c for c in plan.changed if c.new_def is not None and not c.objects]
     ne = [c for c in plan.changed if c.new_def is not None and cov and cov.fn.get(c.key) == "not executed"]
     part = [c for c in plan.changed if c.new_def is not None and cov and cov.fn.get(c.key) == "executed"
-            and cov.lines.get(c.key, (0, 0, []))[2]]
+            and (cov.lines.get(c.key, (0, 0, []))[2] or c.dead)]
 
     def names(cs):
         return ", ".join(f"{c.label} ({c.path})" for c in cs[:8]) + (" ..." if len(cs) > 8 else "")
     if ne:
         parts.append(f"not executed: {names(ne)}")
     if part:
-        parts.append(f"changed lines never reached in: {names(part)}")
+        parts.append(f"changed lines never reached or not compiled in: {names(part)}")
     if nc:
         parts.append(f"not compiled by ksim: {names(nc)}")
     return "; ".join(parts)
