@@ -24,7 +24,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAU
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(strip $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER)))
 
-.PHONY: all bootstrap configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
+.PHONY: all bootstrap bootstrap-bench configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
 all: build
 
@@ -33,6 +33,9 @@ help:
 
 bootstrap:
 	@scripts/ksim-bootstrap
+
+bootstrap-bench:
+	@scripts/ksim-bootstrap --bench
 
 configure: bootstrap
 	@mkdir -p build
@@ -53,6 +56,12 @@ build: configure
 # with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):
 # one they remove is attributed to its finding, listed after the run.
 # Each phase is timed (scripts/ksim-phase: wall and CPU), the table printed at the end.
+# The packages and the kernel source are fetched side by side (the kernel's
+# apt state is private, no lock is shared) when the fetch has what it needs.
+SETUP = if command -v xz >/dev/null && command -v python3 >/dev/null; then \
+		scripts/ksim-kernel --check >/dev/null || exit 2; \
+		scripts/ksim-bootstrap & b=$$!; scripts/ksim-kernel >/dev/null; k=$$?; wait $$b || exit 1; exit $$k; \
+	else scripts/ksim-bootstrap && scripts/ksim-kernel >/dev/null; fi
 TSAN_BUILD = build/tsan$(KTAG)
 KSIM_RUN = KSIM_ATTRIBUTION=1
 PHASES = build/phases$(KTAG).txt
@@ -60,8 +69,7 @@ P = scripts/ksim-phase $(PHASES)
 CTEST = $(KSIM_RUN) ctest -j $(JOBS) --output-on-failure --timeout 900
 test:
 	@mkdir -p build && $(P) --start
-	@$(P) bootstrap -- scripts/ksim-bootstrap || { $(P) --report; exit 1; }
-	@$(P) "kernel source" -- sh -c 'scripts/ksim-kernel >/dev/null' || { $(P) --report; exit 1; }
+	@$(P) "setup: packages, kernel source" -- sh -c '$(SETUP)' || { $(P) --report; exit 1; }
 	@$(P) "ASan configure" -- $(MAKE) --no-print-directory configure || { $(P) --report; exit 1; }
 	@$(P) "ASan build" -- cmake --build $(BUILD) -j $(JOBS) || { $(P) --report; exit 1; }
 	@t=$$(date +%s); $(P) "ASan tests" -- sh -c '$(CTEST) --test-dir $(BUILD)'; \
@@ -84,7 +92,7 @@ stress:
 bench: bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf
 
 # BPF map benchmarks (qptrie/bench): release build, no sanitizers.
-bench-bpf:
+bench-bpf: bootstrap-bench
 	@$(MAKE) --no-print-directory PRESET=release configure
 	@cmake --build build/release$(KTAG) --target bench-bpf-programs -j $(JOBS)
 	@scripts/ksim bench-bpf --build build/release$(KTAG)
@@ -102,7 +110,7 @@ bench-repro: bootstrap
 	@scripts/ksim bench-repro -j $(JOBS) $(if $(KSRC),--ksrc $(abspath $(KSRC))) $(if $(KVER),--kver $(KVER)) $(if $(RUNS),--runs $(RUNS))
 
 # mm-sim fork throughput: release builds of both kernel trees, one run.
-bench-mm-fork:
+bench-mm-fork: bootstrap-bench
 	@$(MAKE) --no-print-directory PRESET=release KVER=6.1 configure
 	@$(MAKE) --no-print-directory PRESET=release KVER=6.12 configure
 	@cmake --build build/release-6.1 --target mm_sim_bench -j $(JOBS)

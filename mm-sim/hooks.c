@@ -1086,9 +1086,12 @@ static bool vma_write_locked(struct vm_area_struct *vma)
  * Wait for the VMA's readers to leave (rcuwait in the kernel); false if they
  * never do (a test holding a reader on purpose).  The limit is generous: a
  * stress reader holding a VMA may be descheduled for long on a loaded
- * machine.  Under deterministic scheduling the baton goes to another
- * thread, which may be the reader.
+ * machine; a test that holds one on purpose shortens it
+ * (ksim_vma_readers_wait_ns, mm_sim/hooks.h).  Under deterministic
+ * scheduling the baton goes to another thread, which may be the reader.
  */
+long long ksim_vma_readers_wait_ns = 4500000000LL;
+
 static bool wait_readers_left(struct vm_area_struct *vma)
 {
 	struct timespec t0 = { 0 }, t;
@@ -1098,7 +1101,8 @@ static bool wait_readers_left(struct vm_area_struct *vma)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (!t0.tv_sec && !t0.tv_nsec)
 			t0 = t;
-		if (t.tv_sec - t0.tv_sec > 4)
+		if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) >
+		    __atomic_load_n(&ksim_vma_readers_wait_ns, __ATOMIC_RELAXED))
 			return false;
 		if (ksim_sched_current())
 			ksim_sched_block("per-VMA lock readers");

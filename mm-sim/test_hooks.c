@@ -216,6 +216,7 @@ KSIM_TEST(vma_locks)
 	mmap_write_unlock(mm);
 	/* a VMA unmapped while a reader holds it: the writer waits in vain, then it is freed */
 	t0 = ksim_problem_count(KSIM_P_TEST);
+	ksim_vma_readers_wait_ns = 100 * 1000 * 1000;	/* in vain: no need to wait 4.5 s */
 	r = ksim_lock_vma_under_rcu(mm, STACKA);
 	KSIM_EXPECT(r != NULL);
 	if (ksim_mm_has_vma_c()) {
@@ -227,6 +228,7 @@ KSIM_TEST(vma_locks)
 	} else if (r) {
 		ksim_vma_end_read(r);
 	}
+	ksim_vma_readers_wait_ns = 4500000000LL;
 	ksim_mm_exit(mm);
 	check(NULL, "exit");
 	check_all_freed();

@@ -240,8 +240,8 @@ static unsigned long rcu_suspicious_sites;
 void ksim_rcu_suspicious(const char *file, int line, const char *what)
 {
 	__atomic_add_fetch(&rcu_suspicious_sites, 1, __ATOMIC_RELAXED);
-	ksim_problem(KSIM_P_RCU, file, line, "%s", what);
-	ksim_lockdep_print_held_locks();
+	if (ksim_problem(KSIM_P_RCU, file, line, "%s", what))
+		ksim_lockdep_print_held_locks();
 }
 
 /* ---- grace periods ---- */

@@ -205,6 +205,8 @@ void ksim_vma_assert_stabilised(struct vm_area_struct *vma, KSIM_SITE_ARGS);
 /* vm_lock_seq = UINT_MAX, a new VMA for the shape check; reset_refcnt: no readers */
 void ksim_vma_lock_reset(struct vm_area_struct *vma, bool reset_refcnt);
 void ksim_vma_free_check(struct vm_area_struct *vma, KSIM_SITE_ARGS);
+/* How long a writer waits for a VMA's readers before it reports them (4.5 s) */
+extern long long ksim_vma_readers_wait_ns;
 void ksim_mmap_write_unlock(struct mm_struct *mm, bool downgrade, KSIM_SITE_ARGS);
 /* mm_lock_seqcount_begin(): the mm's sequence odd while the mmap lock is write-held */
 static inline void ksim_mm_lock_seq_begin(struct mm_struct *mm)

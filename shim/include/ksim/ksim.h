@@ -30,8 +30,12 @@ enum ksim_problem {
 
 extern const char *const ksim_problem_names[KSIM_P_NR];
 
-/* Print one problem line (and a backtrace for splats) and count it. */
-void ksim_problem(enum ksim_problem kind, const char *file, int line,
+/*
+ * Print one problem line (and a backtrace for splats) and count it; false
+ * when nothing was printed (a site already listed under REPORT_ONCE), so a
+ * caller adding detail (the held locks) adds it only to a printed line.
+ */
+bool ksim_problem(enum ksim_problem kind, const char *file, int line,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Abort with a backtrace: the kernel's BUG(). */
 void ksim_bug(const char *file, int line, const char *fmt, ...)
