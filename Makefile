@@ -4,6 +4,7 @@
 #   make test                 build (ASan+UBSan) and run the tests through CTest
 #   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
 #   make bench                all benchmarks (bench-maple-suite, bench-xarray-suite, bench-bpf)
+#   make bench-repro [RUNS=3] ksim repro's time to a verdict, cold and warm
 #   make fuzz-<target>        an AFL++ campaign
 #   make corpus [TARGETS=mm] [DURATION=s]  refresh fuzz/corpus/ from campaigns on every tree
 #   KSRC=/path/to/linux make test   test your own kernel tree
@@ -101,6 +102,12 @@ bench-maple-suite: build
 
 bench-xarray-suite: build
 	@scripts/ksim bench-xarray-suite --build $(BUILD)
+
+# ksim repro's time to a verdict for a one-patch lib/maple_tree.c series:
+# cold (new cache), warm, warm --ab, and the tests alone (RUNS=3).
+.PHONY: bench-repro
+bench-repro: bootstrap
+	@scripts/ksim bench-repro -j $(JOBS) $(if $(KSRC),--ksrc $(abspath $(KSRC))) $(if $(KVER),--kver $(KVER)) $(if $(RUNS),--runs $(RUNS))
 
 # mm-sim fork throughput: release builds of both kernel trees, one run.
 bench-mm-fork: bootstrap-bench

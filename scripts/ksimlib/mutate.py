@@ -479,23 +479,12 @@ def live_lines(build_dir, objs, path):
     want = os.path.realpath(path)
     live = set()
     want_objs = {os.path.normpath(os.path.join(build_dir, o)) for o in objs}
+    from ksimlib.compiled import preprocess_argv
     for e in db:
-        argv = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
-        out = e.get("output") or (argv[argv.index("-o") + 1] if "-o" in argv else "")
+        out, cmd = preprocess_argv(e)
         if os.path.normpath(os.path.join(e["directory"], out)) not in want_objs:
             continue
-        cmd, skip = [], False
-        for a in argv:
-            if skip:
-                skip = False
-                continue
-            if a in ("-o", "-MT", "-MF", "-MQ"):
-                skip = True
-                continue
-            if a in ("-c", "-MD", "-MMD"):
-                continue
-            cmd.append(a)
-        r = subprocess.run(cmd + ["-E"], cwd=e["directory"], stdout=subprocess.PIPE,
+        r = subprocess.run(cmd, cwd=e["directory"], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True, errors="replace")
         cur, ln = None, 0
         for l in r.stdout.split("\n"):
