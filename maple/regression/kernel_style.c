@@ -33,8 +33,8 @@ static noinline void __init check_rev_awalk_full_range(struct maple_tree *mt)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		unsigned long max = i ? ULONG_MAX : 198;
 		MA_STATE(mas, mt, 48, 48);
+		unsigned long max = i ? ULONG_MAX : 198;
 
 		mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE);
 		MT_BUG_ON(mt, mtree_store_range(mt, 0, ULONG_MAX, xa_mk_value(1),
@@ -42,7 +42,7 @@ static noinline void __init check_rev_awalk_full_range(struct maple_tree *mt)
 		mtree_lock(mt);
 		mas_erase(&mas);	/* leaves a leaf root with one NULL slot [0, ULONG_MAX] */
 		mtree_unlock(mt);
-		MT_BUG_ON(mt, mtree_load(mt, 48) != NULL);
+		MT_BUG_ON(mt, mtree_load(mt, 48));
 		/* The whole index space is free: the highest fit ends at max. */
 		MT_BUG_ON(mt, mtree_alloc_rrange(mt, &start, xa_mk_value(2), 48, 0, max,
 						 GFP_KERNEL) != 0);
@@ -51,11 +51,14 @@ static noinline void __init check_rev_awalk_full_range(struct maple_tree *mt)
 	}
 }
 
-/* maple-rev-gap-ulong-max: a reverse search up to ULONG_MAX finds what one to ULONG_MAX - 1 does. */
+/*
+ * maple-rev-gap-ulong-max: a reverse search up to ULONG_MAX finds what one
+ * to ULONG_MAX - 1 does.
+ */
 static noinline void __init check_rev_gap_ulong_max(struct maple_tree *mt)
 {
-	unsigned long base = ULONG_MAX - 12800;
 	MA_STATE(mas, mt, 0, 0);
+	unsigned long base = ULONG_MAX - 12800;
 	int i, ret;
 
 	mt_init_flags(mt, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_USE_RCU);
@@ -103,7 +106,7 @@ static noinline void __init check_find_after_tree_emptied(struct maple_tree *mt)
 	MT_BUG_ON(mt, mas_store_gfp(&mas_writer, NULL, GFP_KERNEL) != 0);
 	mtree_unlock(mt);
 
-	MT_BUG_ON(mt, mas_find(&mas_reader, ULONG_MAX) != NULL);
+	MT_BUG_ON(mt, mas_find(&mas_reader, ULONG_MAX));
 	rcu_read_unlock();
 }
 

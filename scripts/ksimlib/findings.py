@@ -25,7 +25,8 @@ COMPONENTS = ("maple", "mm-sim", "bpf", "xarray")
 CONTEXTS = ("maple", "mm-sim", "qptrie", "xarray", "fuzz", "stress")
 REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "reproducer",
             "summary", "xfail")
-OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with", "verify_with")
+OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with", "verify_with",
+            "fix_subject")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
 
 

@@ -6,6 +6,11 @@
                                       print the report, write ksim-out/report/ID.txt
   ksim report --verify [--tree T...]  run every reproducer on each tree with a build
                                       and compare with the table's status
+  ksim report ID --patch DIR          the fix as a git format-patch series against the
+                                      newest tree with it (and a test for the
+                                      kernel's own suite where ksim has one),
+                                      checked with the tree's checkpatch.pl --strict
+                                      (exit 1 on an error; warnings are listed)
 
 A tree's build is the one `make` gives it (build/default for the default
 kernel, build/default-<tree> otherwise; `--build DIR` for one tree).  Exit
@@ -396,6 +401,194 @@ def cmd_verify(fs, trees, args):
     return 1 if bad else 0
 
 
+# ---------------------------------------------------------------- --patch
+
+# Where the kernel's own test suite can take a finding's kernel-style test
+# (kernel_test): the file, the line before which the function goes, and the
+# line after which maple_tree_seed() calls it.
+KERNEL_SUITES = {
+    "maple": ("lib/test_maple_tree.c", "static DEFINE_MTREE(tree);\n",
+              "#if defined(BENCH)\nskip:\n#endif\n"),
+}
+# Why a component's findings get no test patch yet.
+NO_SUITE = {
+    "mm-sim": "tools/testing/vma could take one (where the tree has it); ksim does not write it yet",
+    "xarray": "lib/test_xarray.c or tools/testing/radix-tree/idr-test.c could take one; ksim does "
+              "not write it yet",
+    "bpf": "kernel/bpf/hashtab.c has no userspace suite upstream (the map selftests need a "
+           "BPF-enabled kernel and a VM)",
+}
+# checkpatch.pl warnings that the suite's own conventions explain.
+EXPLAINED = {
+    "Do not crash the kernel unless": "MT_BUG_ON() is lib/test_maple_tree.c's own assertion, "
+                                      "used by every check there (it counts, it does not crash)",
+    "Unnecessary parentheses around": "the changed line keeps the style of the line it replaces",
+}
+
+
+def _tree_source(tree):
+    """(path, version) of a supported tree (fetched like `make` does)."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-kernel"), "--kver", tree,
+                        "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        return None, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "ksim-kernel failed"
+    path, kver = r.stdout.strip().split("\t")
+    return path, kver
+
+
+def _identity():
+    """The patch author: git's author identity for this checkout's user."""
+    def cfg(env, k):
+        if os.environ.get(env):
+            return os.environ[env]
+        r = subprocess.run(["git", "-C", ROOT, "config", k], stdout=subprocess.PIPE, text=True)
+        return r.stdout.strip()
+    return cfg("GIT_AUTHOR_NAME", "user.name"), cfg("GIT_AUTHOR_EMAIL", "user.email")
+
+
+def _para(text, width=72):
+    return textwrap.fill(" ".join(text.split()), width=width, break_on_hyphens=False,
+                         break_long_words=False)
+
+
+def fix_message(f, kver):
+    """The fix's commit message: what goes wrong, how it is reached, the fix."""
+    body = [_para(f["summary"]), "", _para("How it is reached: " + f["reach"])]
+    if f["kind"] == "backport":
+        body += ["", _para(f"Upstream: {f['fix']}. This is the same change, for trees without it"
+                           + (f" ({findings.STABLE[f['stable']]})." if f.get("stable") else "."))]
+    elif f["kind"] == "doc":
+        body += ["", _para("The behaviour may be intended (" + f.get("fix", "see the kernel-doc")
+                           + "); this is the code alternative to documenting it.")]
+    body += ["", _para(f"Found and checked with ksim, a userspace test bed that builds the "
+                       f"unmodified {kver} source: the reproducer {f['reproducer']} fails on the "
+                       f"pristine tree and passes with this change (`ksim fixes --verify`).")]
+    return "\n".join(body)
+
+
+def cmd_patch(f, args):
+    """Write F's fix (and, where the kernel's own suite can take it, its
+    kernel-style test) as a `git format-patch` series against the newest
+    tree it is present on; check each with the tree's checkpatch.pl."""
+    from ksimlib import fixes
+    if f["kind"] not in fixes.FIXABLE:
+        print(f"ksim report: {f['id']} is of kind '{f['kind']}' (not a kernel bug): no patch", file=sys.stderr)
+        return 2
+    trees = [t for t in findings.TREES if fixes.edits_for(f, t)]
+    if args.tree:
+        if args.tree not in trees:
+            print(f"ksim report: {f['id']} has no fix for tree {args.tree} (it has for: "
+                  f"{', '.join(trees) or 'none'})", file=sys.stderr)
+            return 2
+        tree = args.tree
+    elif trees:
+        tree = trees[-1]
+    else:
+        print(f"ksim report: {f['id']} carries no fix (fix_edits)", file=sys.stderr)
+        return 2
+    owner = fixes.owner(f)
+    subject = owner.get("fix_subject") if owner is not f else f.get("fix_subject")
+    if not subject:
+        print(f"ksim report: {f['id']} has no fix_subject in docs/findings.toml", file=sys.stderr)
+        return 2
+    ksrc, kver = _tree_source(tree)
+    if not ksrc:
+        print(f"ksim report: tree {tree}: {kver}", file=sys.stderr)
+        return 2
+    texts, applied, errors = fixes.fixed_files([f], ksrc, kver)
+    if errors or not texts:
+        print(f"ksim report: {f['id']}: the fix does not apply to {kver}: {'; '.join(errors)}", file=sys.stderr)
+        return 1
+    name, email = _identity()
+    if not name or not email:
+        print("ksim report: --patch signs off with your git identity: set git config user.name "
+              "and user.email (or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL)", file=sys.stderr)
+        return 2
+    out = os.path.abspath(args.patch)
+    os.makedirs(out, exist_ok=True)
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="ksim-patch-") as repo:
+        env = dict(os.environ, GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email,
+                   GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
+
+        def git(*a, **kw):
+            return subprocess.run(["git", "-C", repo, *a], env=env, check=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+        def put(rel, text):
+            os.makedirs(os.path.dirname(os.path.join(repo, rel)), exist_ok=True)
+            with open(os.path.join(repo, rel), "w", encoding="utf-8") as fp:
+                fp.write(text)
+
+        git("init", "-q")
+        suite = KERNEL_SUITES.get(f["component"]) if f.get("kernel_test") else None
+        files = sorted(texts) + ([suite[0]] if suite else [])
+        for rel in files:
+            put(rel, open(os.path.join(ksrc, rel), encoding="utf-8").read())
+        git("add", "-A")
+        git("commit", "-q", "-m", f"{kver}")
+        for rel, text in texts.items():
+            put(rel, text)
+        git("add", "-A")
+        msg = f"{subject}\n\n{fix_message(owner if owner is not f else f, kver)}\n\nSigned-off-by: {name} <{email}>\n"
+        git("commit", "-q", "-F", "-", input=msg)
+        notes = []
+        if suite:
+            rel, anchor, call_after = suite
+            _, fn = f["kernel_test"].split(":")
+            _, text = kernel_style(f)
+            cur = open(os.path.join(repo, rel), encoding="utf-8").read()
+            if text and anchor in cur and call_after in cur:
+                # The check goes before the suite's tree and its entry point;
+                # maple_tree_seed() calls it last (after the benchmarks' skip
+                # label a benchmark build does not reach it).
+                cur = cur.replace(anchor, text.strip() + "\n\n" + anchor, 1)
+                cur = cur.replace(call_after, f"\tmt_init_flags(&tree, 0);\n\t{fn}(&tree);\n"
+                                  f"\tmtree_destroy(&tree);\n\n" + call_after, 1)
+                put(rel, cur)
+                git("add", "-A")
+                tsub = f"{'test_maple_tree' if f['component'] == 'maple' else f['component']}: " \
+                       f"add {fn}()"
+                tmsg = (f"{tsub}\n\n" + _para(f"A regression test for \"{subject}\": "
+                        + " ".join(f["summary"].split())) + "\n\n"
+                        + _para("It fails without that change and passes with it (checked with "
+                                "ksim; the kernel's own harness was not run by this command).")
+                        + f"\n\nSigned-off-by: {name} <{email}>\n")
+                git("commit", "-q", "-F", "-", input=tmsg)
+            else:
+                notes.append(f"no test patch: {rel} of {kver} has no place for it")
+        else:
+            notes.append("no test patch: " + NO_SUITE.get(f["component"],
+                                                          "no kernel-style test for this finding (kernel_test)"))
+        for old in os.listdir(out):
+            if old.endswith(".patch"):
+                os.unlink(os.path.join(out, old))
+        r = git("format-patch", "-q", "-o", out, "--no-signature", "HEAD~" + str(
+            int(git("rev-list", "--count", "HEAD").stdout.strip()) - 1))
+    patches = sorted(p for p in os.listdir(out) if p.endswith(".patch"))
+    print(f"ksim report: {f['id']}: {len(patches)} patch(es) against {kver} in {os.path.relpath(out)}")
+    bad = 0
+    cp = os.path.join(ksrc, "scripts", "checkpatch.pl")
+    for p in patches:
+        # --no-tree: ksim's copy of a Debian tree lacks the top-level files
+        # checkpatch.pl looks for; it reads its data files beside itself.
+        r = subprocess.run(["perl", cp, "--strict", "--no-tree", "--no-color", os.path.join(out, p)],
+                           cwd=ksrc, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        summ = [l for l in r.stdout.splitlines() if l.startswith("total:")]
+        print(f"  {p}: checkpatch.pl --strict: {summ[-1] if summ else r.stdout.strip()[-200:]}")
+        for l in r.stdout.splitlines():
+            if l.startswith(("ERROR:", "WARNING:", "CHECK:")):
+                why = next((v for k, v in EXPLAINED.items() if k in l), None)
+                print(f"    {l}" + (f"\n      ({why})" if why else ""))
+        m = re.search(r"total: (\d+) errors", summ[-1]) if summ else None
+        bad += not m or m.group(1) != "0"
+    notes.append("no Fixes: tag (the introducing commit is not identified offline) and no "
+                 "Cc: stable (a maintainer's call: see the finding's reach and trees)")
+    for n in notes:
+        print(f"  {n}")
+    return 1 if bad else 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="ksim report", description=__doc__.splitlines()[0])
     ap.add_argument("id", nargs="?")
@@ -404,6 +597,8 @@ def main(argv):
     ap.add_argument("--tree", help=f"kernel tree ({', '.join(findings.TREES)})")
     ap.add_argument("--build", help="use this build directory")
     ap.add_argument("--no-run", action="store_true", help="do not run the reproducer")
+    ap.add_argument("--patch", metavar="DIR", help="write the finding's fix (and its kernel-suite "
+                    "test where there is one) as a git format-patch series in DIR, checkpatch'd")
     args = ap.parse_args(argv)
     try:
         fs = findings.load()
@@ -428,4 +623,6 @@ def main(argv):
     if not f:
         print(f"ksim report: no finding '{args.id}' (`scripts/ksim report --list`)", file=sys.stderr)
         return 2
+    if args.patch:
+        return cmd_patch(f, args)
     return cmd_report(f, args)

@@ -124,5 +124,34 @@ if len(sys.argv) > 1:
                        text=True)
     check(r.returncode == 0, "every fix applies to this build's tree: " + r.stdout.strip().replace("\n", "; "))
 
+# ksim report --patch: a maple finding's fix and kernel-suite test as a
+# format-patch series against this build's tree that applies to it, signed
+# off, checkpatch-clean of errors.
+if len(sys.argv) > 1:
+    from ksimlib import report
+    kver = report.tree_info(sys.argv[1])[0]
+    tree = findings.tree_of(kver) if kver else None
+    f = next((f for f in findings.load() if f.get("kernel_test") and fixes.edits_for(f, tree)), None)
+    if f:
+        ksrc = report.tree_info(sys.argv[1])[1]
+        with tempfile.TemporaryDirectory() as out:
+            env = dict(os.environ, GIT_AUTHOR_NAME="A Tester", GIT_AUTHOR_EMAIL="tester@example.org")
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim"), "report", f["id"],
+                                "--patch", out, "--tree", tree], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            pats = sorted(os.listdir(out))
+            check(r.returncode == 0 and len(pats) == 2,
+                  f"report {f['id']} --patch: two patches, 0 checkpatch errors: {r.stdout.strip()[-300:]}")
+            for p in pats:
+                text = open(os.path.join(out, p)).read()
+                check(text.startswith("From ") and "Signed-off-by: A Tester <tester@example.org>" in text,
+                      f"{p}: a mail, signed off")
+                a = subprocess.run(["patch", "-p1", "--dry-run", "-s", "-d", ksrc, "-i",
+                                    os.path.join(out, p)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+                check(a.returncode == 0, f"{p} applies to {kver}: {a.stdout.strip()[-200:]}")
+    else:
+        print(f"# no maple finding with a fix on {kver}: --patch not checked")
+
 print(f"# {failures} failure(s)")
 sys.exit(1 if failures else 0)
