@@ -582,11 +582,83 @@ def cmd_patch(f, args):
                 print(f"    {l}" + (f"\n      ({why})" if why else ""))
         m = re.search(r"total: (\d+) errors", summ[-1]) if summ else None
         bad += not m or m.group(1) != "0"
+    if getattr(args, "harness", False):
+        if len(patches) == 2 and f["component"] == "maple":
+            bad += harness_check(f, ksrc, kver, [os.path.join(out, p) for p in patches])
+        else:
+            notes.append("--harness: no test patch, nothing to run in the kernel's harness")
     notes.append("no Fixes: tag (the introducing commit is not identified offline) and no "
                  "Cc: stable (a maintainer's call: see the finding's reach and trees)")
     for n in notes:
         print(f"  {n}")
     return 1 if bad else 0
+
+
+def harness_check(f, ksrc, kver, patches):
+    """The kernel's own harness (tools/testing/radix-tree `maple`, built as
+    `make bench-maple-suite` builds it, in ksim-out/patch-harness/) with the
+    test patch alone, then with the fix too: the first must fail, the second
+    pass.  Returns 1 when they do not."""
+    from ksimlib import bench_maple_suite as bms
+    import time
+    wd = os.path.join(ROOT, "ksim-out", "patch-harness")
+    os.makedirs(wd, exist_ok=True)
+    try:
+        binary, info = bms.build_kernel_harness(ksrc, wd)
+    except bms.BenchError as e:
+        print(f"  kernel harness: does not build on {kver}: {e}")
+        return 1
+    copy = os.path.join(wd, "linux-" + info["version"])
+    hdir = os.path.dirname(binary)
+    env = bms.make_env(bms.extra_cflags(ksrc))
+    fix, test = patches
+    steps = (("test patch alone", [test], "fail"), ("test and fix", [test, fix], "pass"))
+    bad = 0
+    for what, ps, want in steps:
+        applied = []
+        try:
+            for p in ps:
+                r = subprocess.run(["patch", "-p1", "-s", "-d", copy, "-i", p],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                if r.returncode:
+                    print(f"  kernel harness, {what}: {os.path.basename(p)} does not apply: {r.stdout.strip()}")
+                    bad = 1
+                    break
+                applied.append(p)
+            else:
+                m = subprocess.run(["make", "-C", hdir, f"-j{os.cpu_count() or 1}", "maple"], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                if m.returncode:
+                    print(f"  kernel harness, {what}: does not build: {bms.first_error(m.stdout)}")
+                    bad = 1
+                    continue
+                t0 = time.monotonic()
+                try:
+                    r = subprocess.run([binary], cwd=hdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True, errors="replace", timeout=1800)
+                    outp, rc = r.stdout, r.returncode
+                except subprocess.TimeoutExpired as e:
+                    outp, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
+                        else (e.stdout or ""), "timeout"
+                counts = re.findall(r"^maple_tree: (\d+) of (\d+) tests passed", outp, re.M)
+                bugs = sorted(set(re.findall(r"^BUG at (check_\w+):(\d+)", outp, re.M)))
+                sani = bms.FAILURE_RE.search(outp)
+                passed = rc == 0 and counts and counts[-1][0] == counts[-1][1] and not sani
+                got = "pass" if passed else "fail"
+                detail = (f"{counts[-1][0]} of {counts[-1][1]} checks passed" if counts else f"exit {rc}") + \
+                    (f", BUG at {', '.join(b[0] + ':' + b[1] for b in bugs[:3])}" if bugs else "") + \
+                    (f", {sani.group(1)[:100]}" if sani else "")
+                ok = got == want
+                bad |= not ok
+                print(f"  kernel harness (tools/testing/radix-tree maple, {kver}), {what}: {got} "
+                      f"({detail}; {time.monotonic() - t0:.0f} s) {'as expected' if ok else 'NOT AS EXPECTED'}")
+        finally:
+            for p in reversed(applied):
+                subprocess.run(["patch", "-p1", "-R", "-s", "-d", copy, "-i", p],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"    (the harness: cd {os.path.relpath(hdir)} && make maple && ./maple; the patches "
+          f"apply with patch -p1 -d {os.path.relpath(copy)})")
+    return bad
 
 
 def main(argv):
@@ -599,6 +671,8 @@ def main(argv):
     ap.add_argument("--no-run", action="store_true", help="do not run the reproducer")
     ap.add_argument("--patch", metavar="DIR", help="write the finding's fix (and its kernel-suite "
                     "test where there is one) as a git format-patch series in DIR, checkpatch'd")
+    ap.add_argument("--harness", action="store_true", help="with --patch: run the kernel's own "
+                    "harness with the test patch alone (must fail) and with both (must pass)")
     args = ap.parse_args(argv)
     try:
         fs = findings.load()
