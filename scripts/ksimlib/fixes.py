@@ -352,12 +352,24 @@ def kernel_files(build, targets, ksrc):
                 stack.append(m.group(2))
     files = set()
     top = os.path.realpath(ksrc) + os.sep
+    btop = os.path.realpath(build) + os.sep
     for l in ninja("deps", *objs).splitlines() if objs else []:
         p = l.strip()
         if p and not l.startswith(p):
             rp = os.path.realpath(os.path.join(build, p))
             if rp.startswith(top):
                 files.add(rp[len(top):])
+            elif rp.startswith(btop):
+                # A generated file (ksim-extract's functions, mm-sim/gen/):
+                # its #line directives name the kernel files it holds.
+                try:
+                    text = open(rp, encoding="utf-8", errors="replace").read()
+                except OSError:
+                    continue
+                for m in re.finditer(r'^#line \d+ "([^"]+)"', text, re.M):
+                    kp = os.path.realpath(m.group(1))
+                    if kp.startswith(top):
+                        files.add(kp[len(top):])
     return files
 
 

@@ -124,6 +124,17 @@ if len(sys.argv) > 1:
                        text=True)
     check(r.returncode == 0, "every fix applies to this build's tree: " + r.stdout.strip().replace("\n", "; "))
 
+# The kernel files a binary runs include those of generated files (the
+# functions ksim-extract copies into mm-sim/gen/, by their #line): the mm
+# findings' fixes are candidates when the mm fuzz target fails.
+if len(sys.argv) > 1 and os.path.exists(os.path.join(sys.argv[1], "fuzz", "fuzz_mm_replay")):
+    from ksimlib import report
+    ks = report.tree_info(sys.argv[1])[1]
+    kf = fixes.kernel_files(sys.argv[1], ["fuzz/fuzz_mm_replay"], ks)
+    check({"mm/vma.c", "mm/mremap.c", "kernel/fork.c"} <= kf,
+          "fuzz_mm_replay runs mm/vma.c (#included) and mm/mremap.c, kernel/fork.c (extracted): "
+          + ", ".join(sorted(f for f in kf if f.endswith(".c"))))
+
 # ksim report --patch: a maple finding's fix and kernel-suite test as a
 # format-patch series against this build's tree that applies to it, signed
 # off, checkpatch-clean of errors.
