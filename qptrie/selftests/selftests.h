@@ -2,7 +2,7 @@
 /*
  * The kernel's BPF map selftests (tools/testing/selftests/bpf/test_maps.c
  * and map_tests/), unmodified, as user-space programs on ksim's bpf(2)
- * (README.md, "The kernel's map selftests").  This header is user-space
+ * (qptrie/README.md, "The kernel's map selftests").  This header is user-space
  * code's: plain C, next to the tree's uapi and libbpf headers, never the
  * shim's kernel headers.
  *
