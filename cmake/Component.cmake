@@ -86,26 +86,48 @@ function(_ksim_write_denylist)
 endfunction()
 
 # ---------------------------------------------------------------- tests
-# ksim_discover_tests(TARGET t PREFIX p XFAIL table LABELS l... TIMEOUT s)
+# ksim_discover_tests(TARGET t PREFIX p XFAIL table LABELS l... TIMEOUT s
+#                     [LIST_OPTION opt] [SKIP_RETURN_CODE n] [CONFIGURATION c]
+#                     [TEST_ARGS arg...])
 # For a binary whose test names come from the kernel tree (the tree's own
 # test lists, which differ between trees and #if blocks): after each build,
-# `t --list` names them and CTest runs one test p/<name> each (`t -t
-# <name>`, through scripts/ksim-xfail: table XFAIL, part p/<name> without
-# p's first component), read from a file CTest includes when it starts
-# (TEST_INCLUDE_FILES).
+# `t --list` (or `t <opt>`) names them and CTest runs one test p/<name> each
+# (`t -t <name>`, through scripts/ksim-xfail: table XFAIL, part p/<name>
+# without p's first component), read from a file CTest includes when it
+# starts (TEST_INCLUDE_FILES).  SKIP_RETURN_CODE: a test exiting with n is
+# reported skipped (a part the binary names but cannot run, and says why).
+# CONFIGURATION: the tests run only with `ctest -C c` (long ones, which
+# make test leaves out).  TEST_ARGS: added after `-t <name>`.
 function(ksim_discover_tests)
-  cmake_parse_arguments(D "" "TARGET;PREFIX;XFAIL;TIMEOUT" "LABELS" ${ARGN})
-  set(_out ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_tests.cmake)
+  cmake_parse_arguments(D "" "TARGET;PREFIX;XFAIL;TIMEOUT;LIST_OPTION;SKIP_RETURN_CODE;CONFIGURATION"
+    "LABELS;TEST_ARGS" ${ARGN})
+  if(NOT D_LIST_OPTION)
+    set(D_LIST_OPTION --list)
+  endif()
+  string(MAKE_C_IDENTIFIER "${D_TARGET}${D_LIST_OPTION}" _id)
+  set(_out ${CMAKE_CURRENT_BINARY_DIR}/${_id}_tests.cmake)
   list(JOIN D_LABELS "," _labels)
+  set(_extra "")
+  if(D_SKIP_RETURN_CODE)
+    list(APPEND _extra --skip-return-code ${D_SKIP_RETURN_CODE})
+  endif()
+  if(D_CONFIGURATION)
+    list(APPEND _extra --configuration ${D_CONFIGURATION})
+  endif()
+  if(D_TEST_ARGS)
+    list(JOIN D_TEST_ARGS " " _targs)
+    list(APPEND _extra "--test-args=${_targs}")
+  endif()
   add_custom_command(TARGET ${D_TARGET} POST_BUILD
     COMMAND ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-discover-tests --out ${_out}
       --prefix ${D_PREFIX} --table ${D_XFAIL} --kver ${KSIM_KVERSION}
       --xfail ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail --labels "${_labels}" --timeout ${D_TIMEOUT}
       --build ${CMAKE_BINARY_DIR} --budget ${KSIM_ATTRIBUTION_BUDGET}
+      --list-option=${D_LIST_OPTION} ${_extra}
       -- $<TARGET_FILE:${D_TARGET}>
     VERBATIM)
   # Before the first build there is no list: one test that says so.
-  set(_inc ${CMAKE_CURRENT_BINARY_DIR}/${D_TARGET}_include.cmake)
+  set(_inc ${CMAKE_CURRENT_BINARY_DIR}/${_id}_include.cmake)
   file(WRITE ${_inc} "if(EXISTS \"${_out}\")\n  include(\"${_out}\")\nelse()\n"
     "  add_test([=[${D_PREFIX}/NOT_BUILT]=] ${CMAKE_COMMAND} -E echo [=[${D_TARGET} not built: its tests are named when it is]=])\n"
     "  set_tests_properties([=[${D_PREFIX}/NOT_BUILT]=] PROPERTIES WILL_FAIL TRUE)\nendif()\n")
@@ -496,8 +518,11 @@ function(ksim_write_manifest)
   foreach(p ${_progs})
     list(APPEND _ptargets ${p}_stress)
   endforeach()
-  # What `make test` builds in the TSan tree: the short tier's programs.
-  add_custom_target(stress-programs DEPENDS ${_ptargets} rcu_model)
+  # What `make test` builds in the TSan tree: the short tier's programs,
+  # and the other binaries a component runs in that tier (the property
+  # KSIM_STRESS_TIER_TARGETS: e.g. the BPF selftests' threaded parts).
+  get_property(_tier GLOBAL PROPERTY KSIM_STRESS_TIER_TARGETS)
+  add_custom_target(stress-programs DEPENDS ${_ptargets} rcu_model ${_tier})
 
   set(_cj "")
   set(_sj "")

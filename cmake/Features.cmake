@@ -84,6 +84,16 @@ ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"
   WHY "the uapi has BPF_F_DYNPTR_KEY (the posted qp-trie series, v1)")
+ksim_feature(KSIM_HAVE_BPF_UPDATE_VALUE_FD FILE kernel/bpf/syscall.c
+  REGEX "^static int bpf_map_update_value\\(struct bpf_map \\*map, struct fd f,"
+  WHY "syscall.c's bpf_map_update_value() and generic_map_update_batch() take the map's struct fd, not its file (6.1)")
+ksim_feature(KSIM_HAVE_BPF_VALUE_SIZE_FLAGS FILE kernel/bpf/syscall.c
+  REGEX "^static u32 bpf_map_value_size\\(const struct bpf_map \\*map, u64 flags\\)"
+  WHY "syscall.c's bpf_map_value_size() takes the command's flags (BPF_F_CPU: one CPU's value)")
+ksim_feature(KSIM_HAVE_BPF_SELFTEST_LPM_BASIC_OPS FILE tools/testing/selftests/bpf/map_tests/lpm_trie_map_basic_ops.c
+  WHY "the LPM trie's selftest is a map_tests file (7.2+), not the program test_lpm_map.c")
+ksim_feature(KSIM_HAVE_LIBBPF_FEAT_SUPPORTED FILE tools/lib/bpf/libbpf_internal.h REGEX "^bool feat_supported\\("
+  WHY "libbpf asks feat_supported() about the kernel, not kernel_supports() (6.1)")
 ksim_feature(KSIM_HAVE_QP_TRIE_DYNPTR_FLAG FILE kernel/bpf/bpf_qp_trie.c REGEX "BPF_F_DYNPTR_KEY"
   WHY "the qp-trie series marks dynptr keys with BPF_F_DYNPTR_KEY (v1); without it, by the key's BTF type (v2)")
 

@@ -81,9 +81,42 @@ static const struct ksim_bpf_variant variants[] = {
 	{ NULL },
 };
 
+/* bpf(2)'s map types (the kernel's bpf_types.h, for what this component builds) */
+#if KSIM_HAVE_BPF_HTAB_OF_MAPS
+extern const struct bpf_map_ops htab_of_maps_map_ops, array_of_maps_map_ops;
+#endif
+extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, queue_map_ops,
+	stack_map_ops, bloom_filter_map_ops;
+/*
+ * arraymap.c's program, perf event and cgroup arrays are compiled but not
+ * offered: their values are fds of programs, perf events and cgroups,
+ * which ksim does not have.
+ */
+static const struct ksim_bpf_map_type map_types[] = {
+	{ BPF_MAP_TYPE_HASH, &htab_map_ops },
+	{ BPF_MAP_TYPE_PERCPU_HASH, &htab_percpu_map_ops },
+	{ BPF_MAP_TYPE_LRU_HASH, &htab_lru_map_ops },
+	{ BPF_MAP_TYPE_LRU_PERCPU_HASH, &htab_lru_percpu_map_ops },
+	{ BPF_MAP_TYPE_LPM_TRIE, &trie_map_ops },
+	{ BPF_MAP_TYPE_ARRAY, &array_map_ops },
+	{ BPF_MAP_TYPE_PERCPU_ARRAY, &percpu_array_map_ops },
+	{ BPF_MAP_TYPE_QUEUE, &queue_map_ops },
+	{ BPF_MAP_TYPE_STACK, &stack_map_ops },
+	{ BPF_MAP_TYPE_BLOOM_FILTER, &bloom_filter_map_ops },
+#if KSIM_HAVE_BPF_HTAB_OF_MAPS
+	{ BPF_MAP_TYPE_HASH_OF_MAPS, &htab_of_maps_map_ops },
+	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, &array_of_maps_map_ops },
+#endif
+#if KSIM_HAVE_BPF_RHASH
+	{ BPF_MAP_TYPE_RHASH, &rhtab_map_ops },
+#endif
+	{ 0, NULL },
+};
+
 static void variants_init(void)
 {
 	ksim_bpf_register_variants(variants);
+	ksim_bpf_register_map_types(map_types);
 }
 ksim_initcall(variants_init, KSIM_INIT_SUBSYS);
 

@@ -2,7 +2,8 @@
 """The findings table (docs/findings.toml) and `ksim report`, without running
 any kernel code: the table passes its schema, each entry's reproducer and
 kernel-style check exist in the sources, the report commands work, bad
-input gets one line and exit 2, and the schema check refuses broken entries."""
+input gets one line and exit 2, the schema check refuses broken entries, and
+scripts/ksim-xfail's exit status for an unlisted part (and a skip code)."""
 import copy
 import os
 import re
@@ -88,6 +89,23 @@ refused(lambda f: (f["status"].update({"6.1": "gone"}),
         "a signature on a tree where the finding is gone")
 check(findings.tree_of("6.12.117") == "6.12" and findings.tree_of("6.1.192") == "6.1"
       and findings.tree_of("7.30.1") is None, "kernel versions map to trees by prefix")
+
+
+
+# scripts/ksim-xfail, which every component test runs through: an unlisted
+# part's exit status, and a skip code passed through only when asked for.
+def xfail(code, *opts):
+    env = {k: v for k, v in os.environ.items() if k != "KSIM_ATTRIBUTION"}
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), "qptrie",
+                           "7.3.4", "no-such-part", *opts, "--", "sh", "-c", f"exit {code}"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env=env).returncode
+
+
+check(xfail(0) == 0 and xfail(3) == 1, "ksim-xfail: an unlisted part passes with 0, fails otherwise")
+check(xfail(77, "--skip-return-code", "77") == 77 and xfail(77) == 1
+      and xfail(3, "--skip-return-code", "77") == 1,
+      "ksim-xfail --skip-return-code 77: exit 77 passes through (CTest: skipped), nothing else")
 
 print(f"# {failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -16,6 +16,7 @@
 #include <linux/preempt.h>
 #include <linux/lockdep.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <ksim/fault.h>
 #include <ksim/ksim.h>
 #include <ksim/run.h>
@@ -368,10 +369,19 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 	/*
 	 * The leak check needs the callbacks run, so a grace period, which this
 	 * thread's open read section would block forever: skip it then (the run
-	 * has failed already).
+	 * has failed already).  And the deferred work they queue, which the
+	 * kernel's workers would run sooner or later (a BPF map freed after a
+	 * grace period: bpf_map_put()), until none is left (bounded).
 	 */
 	if (!in_rcu) {
-		rcu_barrier();
+		for (int i = 0; i < 8; i++) {
+			unsigned long runs = ksim_work_runs();
+
+			rcu_barrier();
+			ksim_run_pending_work();
+			if (ksim_work_runs() == runs)
+				break;
+		}
 		if (live_before == KSIM_RUN_ALWAYS_WALK || ksim_run_live() != live_before)
 			n = ksim_slab_leak_check(stderr);
 	}

@@ -106,6 +106,19 @@ const struct ksim_bpf_variant *ksim_bpf_variants_differ(bool (*has)(const struct
 							 const char *const *names, size_t n);
 
 /*
+ * bpf(2)'s map types (the kernel's bpf_map_types[], from bpf_types.h): the
+ * code that builds a map type registers its ops for BPF_MAP_CREATE, from an
+ * initcall (qptrie/variants.c), a table ending with NULL ops.  A type
+ * nobody registered is -EINVAL, as one the kernel was built without.
+ */
+struct ksim_bpf_map_type {
+	enum bpf_map_type type;
+	const struct bpf_map_ops *ops;
+};
+void ksim_bpf_register_map_types(const struct ksim_bpf_map_type *table);
+const struct bpf_map_ops *ksim_bpf_map_type_ops(u32 type);
+
+/*
  * A special field of the map value, as BTF would describe it: a
  * BPF_SPIN_LOCK (struct bpf_spin_lock), BPF_TIMER (struct bpf_timer) or
  * BPF_KPTR_REF (a referenced kptr: 8 bytes; @dtor releases the object, as
@@ -151,6 +164,9 @@ static inline void ksim_bpf_attr_set_key(struct ksim_bpf_map_attr *a, const stru
 /* map_create(): alloc_check, alloc, then the syscall's initialisation. */
 struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 				    const struct ksim_bpf_map_attr *a, int *err);
+/* The same from a bpf(2) attr (@a: special fields, NULL for none). */
+struct bpf_map *ksim_bpf_map_create_attr(const struct bpf_map_ops *ops, union bpf_attr *attr,
+					 const struct ksim_bpf_map_attr *a, int *err);
 /* Closing the map's fd: the user's reference (the last bpf_map_put(): ops->map_free()). */
 void ksim_bpf_map_free(struct bpf_map *map);
 /*
@@ -164,13 +180,38 @@ void ksim_bpf_map_free(struct bpf_map *map);
 int ksim_bpf_map_fd(struct bpf_map *map);
 /* The driver's: an id at creation, the fd closed at ksim_bpf_map_free(). */
 void ksim_bpf_map_new_id(struct bpf_map *map);
+void ksim_bpf_map_free_id(struct bpf_map *map);
 void ksim_bpf_map_close_fd(struct bpf_map *map);
+/*
+ * bpf(2)'s fds (map_fd.c): ksim_bpf_map_new_fd() gives the caller's user
+ * reference of @map to a new fd opened with @flags (O_RDONLY, O_WRONLY,
+ * O_RDWR: the mode map_get_sys_perms() reads); ksim_bpf_close() closes a
+ * map fd (-EBADF: not one), the map's reference going with the file's last
+ * user (fdget()/fdput()).  ksim_bpf_map_get_by_id(): a user reference of
+ * the map with that id, or -ENOENT; ksim_bpf_map_next_id(): the next id
+ * above @start.
+ */
+int ksim_bpf_map_new_fd(struct bpf_map *map, int flags);
+int ksim_bpf_close(int fd);
+struct bpf_map *ksim_bpf_map_get_by_id(u32 id);
+int ksim_bpf_map_next_id(u32 start, u32 *next);
 
 u32 ksim_bpf_value_size(const struct bpf_map *map);
+/* kernel/bpf/syscall.c's bpf_map_value_size(): 7.x's BPF_F_CPU/BPF_F_ALL_CPUS take one value */
+u32 ksim_bpf_value_size_flags(const struct bpf_map *map, u64 flags);
+/* The flag checks a lookup (@update false) or update command makes before the key: 0 or -EINVAL, -ERANGE */
+int ksim_bpf_map_check_flags(struct bpf_map *map, u64 flags, bool update);
+/* The end of a map command: the work its map deferred runs now (returns @err). */
+int ksim_bpf_cmd_done(int err);
+/* syscall.c's maybe_wait_bpf_programs(): a grace period after an outer map's change */
+void ksim_bpf_maybe_wait_programs(struct bpf_map *map);
 int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags);
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags);
+/* The same through the map's file (bpf(2): prog arrays read it; NULL: none) */
+int ksim_bpf_map_update_file(struct bpf_map *map, struct file *file, const void *key, u32 key_len,
+			     const void *value, u64 flags);
 int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len);
 int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
 				   void *value, u64 flags);

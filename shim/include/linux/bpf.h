@@ -64,6 +64,7 @@ struct bpf_func_state;
 struct bpf_local_storage_map;
 struct bpf_local_storage;
 struct vm_area_struct;
+struct vm_fault;
 struct poll_table_struct;
 struct file;
 struct bpf_map_owner;
@@ -119,6 +120,7 @@ struct bpf_map_ops {
 	ksim_bpf_ret_t (*map_pop_elem)(struct bpf_map *map, void *value);
 	ksim_bpf_ret_t (*map_peek_elem)(struct bpf_map *map, void *value);
 	void *(*map_lookup_percpu_elem)(struct bpf_map *map, void *key, u32 cpu);
+	int (*map_get_hash)(struct bpf_map *map);	/* 7.2+ */
 
 	void *(*map_fd_get_ptr)(struct bpf_map *map, struct file *map_file, int fd);
 #if KSIM_HAVE_BPF_FD_PUT_NEED_DEFER
@@ -139,6 +141,7 @@ struct bpf_map_ops {
 	int (*map_direct_value_addr)(const struct bpf_map *map, u64 *imm, u32 off);
 	int (*map_direct_value_meta)(const struct bpf_map *map, u64 imm, u32 *off);
 	int (*map_mmap)(struct bpf_map *map, struct vm_area_struct *vma);
+	vm_fault_t (*map_mmap_fault)(struct bpf_map *map, struct vm_fault *vmf);	/* 7.2+ */
 	__poll_t (*map_poll)(struct bpf_map *map, struct file *filp,
 			     struct poll_table_struct *pts);
 	int (*map_local_storage_charge)(struct bpf_local_storage_map *smap,
@@ -196,16 +199,85 @@ struct bpf_map {
 	u64 cookie;
 	atomic64_t sleepable_refcnt;		/* no sleepable programs: 0 */
 	char *excl_prog_sha;			/* 7.2+: NULL (no exclusive programs) */
+	u8 sha[32];				/* 7.2+: SHA256_DIGEST_SIZE, never computed */
+	struct list_head ksim_id_node;		/* the id table (shim/kernel/bpf/map_fd.c) */
 };
 
 /*
- * The array map's header, which kernel/bpf/map_in_map.c copies for an array
- * inner map.  No array map is built here (array_map_ops: kernel/bpf/map_fd.c).
+ * Programs, as far as kernel/bpf/arraymap.c's fd arrays name them: the
+ * program array (tail calls: the JIT's poke descriptors), the perf event
+ * and cgroup arrays.  ksim registers none of those map types for bpf(2)
+ * (qptrie/variants.c), so these types compile and their functions
+ * (syscall.c: bpf_prog_get(), perf_event_get(), ...) are never reached:
+ * they fail loudly if they are.  Fields are the kernel's names, the ones
+ * arraymap.c reads.
  */
+struct bpf_prog_aux {
+	u32 id;
+	struct mutex ext_mutex;
+	bool is_extended;
+	u64 prog_array_member_cnt;
+	struct bpf_jit_poke_descriptor *poke_tab;
+	u32 size_poke_tab;
+	struct bpf_prog *prog;
+};
+struct bpf_prog {
+	enum bpf_prog_type type;
+	struct bpf_prog_aux *aux;
+};
+enum bpf_jit_poke_reason {
+	BPF_POKE_REASON_TAIL_CALL,
+};
+struct bpf_jit_poke_descriptor {
+	void *tailcall_target;
+	void *tailcall_bypass;
+	void *bypass_addr;
+	void *aux;
+	union {
+		struct {
+			struct bpf_map *map;
+			u32 key;
+		} tail_call;
+	};
+	bool tailcall_target_stable;
+	u8 adj_off;
+	u16 reason;
+	u32 insn_idx;
+};
+struct perf_event;
+struct bpf_event_entry {
+	struct perf_event *event;
+	struct file *perf_file;
+	struct file *map_file;
+	struct rcu_head rcu;
+};
+struct bpf_prog *bpf_prog_get(u32 ufd);
+void bpf_prog_put(struct bpf_prog *prog);
+bool bpf_prog_map_compatible(struct bpf_map *map, const struct bpf_prog *fp);
+struct file *perf_event_get(unsigned int fd);
+int perf_event_read_local(struct perf_event *event, u64 *value, u64 *enabled, u64 *running);
+/* root: Spectre v1 hardening off (every tree's signature) */
+#define bpf_bypass_spec_v1(...)	true
+
+/* The array maps' (kernel/bpf/arraymap.c), as include/linux/bpf.h has them on every tree. */
+struct bpf_array_aux {
+	/* Programs with direct jumps into programs part of this array. */
+	struct list_head poke_progs;
+	struct bpf_map *map;
+	struct mutex poke_mutex;
+	struct work_struct work;
+};
+
 struct bpf_array {
 	struct bpf_map map;
 	u32 elem_size;
 	u32 index_mask;
+	struct bpf_array_aux *aux;
+	union {
+		DECLARE_FLEX_ARRAY(char, value) __aligned(8);
+		DECLARE_FLEX_ARRAY(void *, ptrs) __aligned(8);
+		DECLARE_FLEX_ARRAY(void __percpu *, pptrs) __aligned(8);
+	};
 };
 
 /*

@@ -16,6 +16,11 @@ struct seq_file;
 static inline bool btf_type_is_void(const struct btf_type *t) { return !t; }
 static inline u16 btf_type_vlen(const struct btf_type *t) { return BTF_INFO_VLEN(t->info); }
 static inline u16 btf_kind(const struct btf_type *t) { return BTF_INFO_KIND(t->info); }
+/* kernel/bpf/btf.c's: a 4-byte int (an array's key type) */
+static inline bool btf_type_is_i32(const struct btf_type *t)
+{
+	return btf_kind(t) == BTF_KIND_INT && t->size == 4;
+}
 static inline bool btf_type_is_struct(const struct btf_type *t)
 {
 	u8 kind = btf_kind(t);

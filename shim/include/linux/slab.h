@@ -294,6 +294,8 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 #define kmalloc_objs(VAR_OR_TYPE, COUNT, ...)				\
 	((typeof(VAR_OR_TYPE) *)kmalloc_array((COUNT), sizeof(VAR_OR_TYPE), \
 					     __ksim_objs_gfp(__VA_ARGS__)))
+#define kmalloc_obj(VAR_OR_TYPE, ...)					\
+	((typeof(VAR_OR_TYPE) *)kmalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
 #define kzalloc_obj(VAR_OR_TYPE, ...)					\
 	((typeof(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), __ksim_objs_gfp(__VA_ARGS__)))
 /* an object with a trailing flexible array of COUNT elements (mm/madvise.c) */

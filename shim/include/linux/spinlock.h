@@ -55,6 +55,8 @@ void ksim_raw_spin_lock(raw_spinlock_t *lock, const char *func, const char *file
 #define spin_lock_irqsave(l, flags) do { local_irq_save(flags); spin_lock(l); } while (0)
 #define spin_lock_irqsave_nested(l, flags, sub) spin_lock_irqsave(l, flags)
 #define spin_unlock_irqrestore(l, flags) do { spin_unlock(l); local_irq_restore(flags); } while (0)
+#define raw_spin_trylock_irqsave(l, flags) ({ local_irq_save(flags); \
+	raw_spin_trylock(l) ? 1 : ({ local_irq_restore(flags); 0; }); })
 #define spin_trylock_irqsave(l, flags) ({ local_irq_save(flags); \
 	spin_trylock(l) ? 1 : ({ local_irq_restore(flags); 0; }); })
 #define spin_lock_bh(l)		do { local_bh_disable(); spin_lock(l); } while (0)

@@ -44,6 +44,7 @@ typedef unsigned int __poll_t;
 typedef unsigned int gfp_t;
 typedef unsigned int slab_flags_t;
 typedef unsigned int fmode_t;
+typedef unsigned int vm_fault_t;	/* linux/mm_types.h's */
 typedef u64 phys_addr_t;
 typedef phys_addr_t resource_size_t;
 typedef u64 dma_addr_t;

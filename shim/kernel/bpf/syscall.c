@@ -166,7 +166,7 @@ static void map_free_rcu_gp(struct rcu_head *rcu)
 void bpf_map_put(struct bpf_map *map)
 {
 	if (atomic64_dec_and_test(&map->refcnt)) {
-		map->id = 0;	/* bpf_map_free_id() */
+		ksim_bpf_map_free_id(map);
 		WARN_ON_ONCE(atomic64_read(&map->sleepable_refcnt));
 		if (READ_ONCE(map->free_after_mult_rcu_gp) || READ_ONCE(map->free_after_rcu_gp))
 			call_rcu(&map->rcu, map_free_rcu_gp);
@@ -182,30 +182,75 @@ void bpf_map_put_with_uref(struct bpf_map *map)
 	bpf_map_put(map);
 }
 
-/* ---- not emulated: programs, BTF, batches, map-in-map ---- */
-
-#if KSIM_HAVE_BPF_OPS_LONG
-int generic_map_update_batch(struct bpf_map *map, struct file *map_file,
-			     const union bpf_attr *attr, union bpf_attr __user *uattr)
+/*
+ * ---- the tree's own: kernel/bpf/syscall.c's value paths and generic batches ----
+ *
+ * bpf_map_value_size(), maybe_wait_bpf_programs(), bpf_map_update_value(),
+ * bpf_map_copy_value() and generic_map_{lookup,update,delete}_batch(),
+ * extracted verbatim (shim/extract/bpf_syscall.txt): the driver below and
+ * the bpf(2) layer (sys_bpf.c) hand keys and values to the maps through
+ * them.  They name the functions of every map type the kernel has; the
+ * types this build has no code for (offload, sockmap, struct_ops, cgroup
+ * storage, stack trace, reuseport, prog and perf event arrays) are declared
+ * here without prototypes (their signatures differ between trees) and weak:
+ * nothing can create such a map (no ops), so the calls are never reached.
+ * The ones a linked map file defines (arraymap.c's per-CPU and fd arrays)
+ * resolve to it.
+ */
+#pragma weak bpf_map_offload_update_elem
+#pragma weak bpf_map_offload_lookup_elem
+#pragma weak bpf_map_offload_delete_elem
+#pragma weak sock_map_update_elem_sys
+#pragma weak bpf_fd_array_map_update_elem
+#pragma weak bpf_fd_array_map_lookup_elem
+#pragma weak bpf_percpu_array_update
+#pragma weak bpf_percpu_array_copy
+#pragma weak bpf_percpu_cgroup_storage_update
+#pragma weak bpf_percpu_cgroup_storage_copy
+#pragma weak bpf_fd_reuseport_array_update_elem
+#pragma weak bpf_fd_reuseport_array_lookup_elem
+#pragma weak bpf_stackmap_copy
+#pragma weak bpf_stackmap_extract
+#pragma weak bpf_struct_ops_map_sys_lookup_elem
+int bpf_map_offload_update_elem();
+int bpf_map_offload_lookup_elem();
+int bpf_map_offload_delete_elem();
+int sock_map_update_elem_sys();
+int bpf_fd_array_map_update_elem();
+int bpf_fd_array_map_lookup_elem();
+int bpf_percpu_array_update();
+int bpf_percpu_array_copy();
+int bpf_percpu_cgroup_storage_update();
+int bpf_percpu_cgroup_storage_copy();
+int bpf_fd_reuseport_array_update_elem();
+int bpf_fd_reuseport_array_lookup_elem();
+int bpf_stackmap_copy();
+int bpf_stackmap_extract();
+int bpf_struct_ops_map_sys_lookup_elem();
+/* no offloaded maps (no map_ifindex), on every tree's name for it */
+static inline bool bpf_map_is_offloaded(struct bpf_map *map) { return false; }
+static inline bool bpf_map_is_dev_bound(struct bpf_map *map) { return false; }
+/* 7.x: values with BPF_UPTR fields pin user pages; btf_record.c builds none */
+static int bpf_obj_pin_uptrs(struct btf_record *rec, void *obj)
+{
+	WARN_ON_ONCE(btf_record_has_field(rec, BPF_UPTR));
+	return 0;
+}
+static void bpf_obj_unpin_uptrs(struct btf_record *rec, void *obj) { }
+/* Weak: the per-CPU hash helpers come with hashtab.c when it is linked. */
+#if KSIM_HAVE_BPF_F_CPU
+/* 7.x: per-CPU copies take the op's flags (BPF_F_CPU: one CPU's value). */
+int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value, u64 map_flags) __attribute__((weak));
 #else
-int generic_map_update_batch(struct bpf_map *map, const union bpf_attr *attr,
-			     union bpf_attr __user *uattr)
+int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribute__((weak));
 #endif
-{
-	return -ENOTSUPP;
-}
+int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
+	__attribute__((weak));
+int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
+				void *key, void *value, u64 map_flags) __attribute__((weak));
+int bpf_fd_htab_map_lookup_elem(struct bpf_map *map, void *key, u32 *value) __attribute__((weak));
 
-int generic_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr,
-			     union bpf_attr __user *uattr)
-{
-	return -ENOTSUPP;
-}
-
-int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr,
-			     union bpf_attr __user *uattr)
-{
-	return -ENOTSUPP;
-}
+#include "bpf_syscall_gen.c"
 
 int map_check_no_btf(__ksim_check_btf_const struct bpf_map *map, const struct btf *btf,
 		     const struct btf_type *key_type, const struct btf_type *value_type)
@@ -221,6 +266,20 @@ int map_set_for_each_callback_args(struct bpf_verifier_env *env,
 }
 
 void bpf_free_used_maps(void *aux) { }
+
+/*
+ * Programs and perf events, which kernel/bpf/arraymap.c's fd arrays take
+ * by fd (prog, perf event arrays): no such map type is offered to bpf(2)
+ * or registered as a variant, so nothing reaches these.
+ */
+struct bpf_prog *bpf_prog_get(u32 ufd) { BUG(); }
+void bpf_prog_put(struct bpf_prog *prog) { BUG(); }
+bool bpf_prog_map_compatible(struct bpf_map *map, const struct bpf_prog *fp) { BUG(); }
+struct file *perf_event_get(unsigned int fd) { BUG(); }
+int perf_event_read_local(struct perf_event *event, u64 *value, u64 *enabled, u64 *running)
+{
+	BUG();
+}
 
 #if !KSIM_HAVE_BPF_HTAB_OF_MAPS	/* else the tree's map_in_map.c and map_fd.c */
 struct bpf_map *bpf_map_meta_alloc(int inner_map_ufd)
@@ -248,21 +307,6 @@ u32 bpf_map_fd_sys_lookup_elem(void *ptr)
 #endif
 
 /* ---- the driver ---- */
-
-/* Weak: the per-CPU hash helpers come with hashtab.c when it is linked. */
-#if KSIM_HAVE_BPF_F_CPU
-/* 7.x: per-CPU copies take the op's flags (BPF_F_CPU: one CPU's value). */
-int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value, u64 map_flags) __attribute__((weak));
-#define ksim_percpu_hash_copy(map, key, value, flags)	bpf_percpu_hash_copy(map, key, value, flags)
-#else
-int bpf_percpu_hash_copy(struct bpf_map *map, void *key, void *value) __attribute__((weak));
-#define ksim_percpu_hash_copy(map, key, value, flags)	bpf_percpu_hash_copy(map, key, value)
-#endif
-int bpf_percpu_hash_update(struct bpf_map *map, void *key, void *value, u64 map_flags)
-	__attribute__((weak));
-int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
-				void *key, void *value, u64 map_flags) __attribute__((weak));
-int bpf_fd_htab_map_lookup_elem(struct bpf_map *map, void *key, u32 *value) __attribute__((weak));
 
 /*
  * Lock failures in this thread's command (ksim_bpf_last_lockfail()).  The
@@ -300,7 +344,7 @@ static void op_end(void)
  */
 static __thread unsigned long cmd_work_runs;
 
-static int cmd_done(int err)
+int ksim_bpf_cmd_done(int err)
 {
 	unsigned long runs = ksim_work_runs();
 
@@ -362,13 +406,6 @@ static void nested_prog_init(void)
 }
 #endif
 
-static bool is_percpu(const struct bpf_map *map)
-{
-	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
-	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
-}
-
 /*
  * Dynptr keys: marked by BPF_F_DYNPTR_KEY (our qp-trie, the series' v1), or
  * by the key's BTF type (the series' v2: ksim_bpf_map_create() gives such a
@@ -379,22 +416,97 @@ static bool is_dynptr(const struct bpf_map *map)
 	return (map->map_flags & BPF_F_DYNPTR_KEY) || map->btf_key_type_id == KSIM_BPF_BTF_ID_DYNPTR;
 }
 
+/* syscall.c's bpf_map_value_size() (extracted), on every tree's signature */
+u32 ksim_bpf_value_size_flags(const struct bpf_map *map, u64 flags)
+{
+#if KSIM_HAVE_BPF_VALUE_SIZE_FLAGS
+	return bpf_map_value_size(map, flags);
+#else
+	return bpf_map_value_size(map);
+#endif
+}
+
 u32 ksim_bpf_value_size(const struct bpf_map *map)
 {
-	if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS)
-		return sizeof(u32);	/* bpf_map_value_size(): an fd in, an id out */
-	if (is_percpu(map))
-		return round_up(map->value_size, 8) * num_possible_cpus();
-	return map->value_size;
+	return ksim_bpf_value_size_flags(map, 0);
+}
+
+void ksim_bpf_maybe_wait_programs(struct bpf_map *map)
+{
+	maybe_wait_bpf_programs(map);
+}
+
+/* syscall.c's bpf_map_update_value() (extracted): the map's file is only read for prog arrays */
+static int update_value(struct bpf_map *map, struct file *file, void *key, void *value, u64 flags)
+{
+#if KSIM_HAVE_BPF_UPDATE_VALUE_FD
+	return bpf_map_update_value(map, (struct fd){ file }, key, value, flags);
+#else
+	return bpf_map_update_value(map, file, key, value, flags);
+#endif
+}
+
+/*
+ * map_create() once the attr is known: the checks every map type gets,
+ * alloc_check, alloc, the syscall's initialisation, special fields (@a:
+ * NULL or none for bpf(2), which has no BTF), an id.
+ */
+struct bpf_map *ksim_bpf_map_create_attr(const struct bpf_map_ops *ops, union bpf_attr *attr,
+					 const struct ksim_bpf_map_attr *a, int *errp)
+{
+	static const struct ksim_bpf_map_attr no_fields;
+	bool dynptr = (attr->map_flags & BPF_F_DYNPTR_KEY) ||
+		      attr->btf_key_type_id == KSIM_BPF_BTF_ID_DYNPTR;
+	struct bpf_map *map;
+	int err;
+
+	err = -EINVAL;
+	if (attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER &&
+#if KSIM_HAVE_BPF_RHASH
+	    attr->map_type != BPF_MAP_TYPE_RHASH &&	/* initial table size hint */
+#endif
+	    !dynptr && attr->map_extra != 0)
+		goto fail;
+	if ((attr->map_flags & BPF_F_RDONLY) && (attr->map_flags & BPF_F_WRONLY))
+		goto fail;
+	if ((attr->map_flags & BPF_F_NUMA_NODE) &&
+	    (attr->numa_node >= 1 || attr->numa_node < 0))
+		goto fail;	/* one node: 0 */
+	/* find_and_alloc_map() */
+	if (ops->map_alloc_check) {
+		err = ops->map_alloc_check(attr);
+		if (err)
+			goto fail;
+	}
+	map = ops->map_alloc(attr);
+	if (IS_ERR(map)) {
+		err = PTR_ERR(map);
+		goto fail;
+	}
+	map->ops = ops;
+	map->map_type = attr->map_type;
+	map->btf_key_type_id = attr->btf_key_type_id;
+	atomic64_set(&map->refcnt, 1);
+	atomic64_set(&map->usercnt, 1);
+	mutex_init(&map->freeze_mutex);
+	/* map_check_btf(): special fields of the value (btf_record.c; it frees the record on error) */
+	err = ksim_bpf_map_check_btf(map, a ?: &no_fields);
+	if (err) {
+		map->ops->map_free(map);
+		goto fail;
+	}
+	ksim_bpf_map_new_id(map);
+	*errp = 0;
+	return map;
+fail:
+	*errp = err;
+	return NULL;
 }
 
 struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 				    const struct ksim_bpf_map_attr *a, int *errp)
 {
-	const struct bpf_map_ops *ops = v->ops;
 	union bpf_attr attr;
-	struct bpf_map *map;
-	int err;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_type = v->map_type;
@@ -407,49 +519,7 @@ struct bpf_map *ksim_bpf_map_create(const struct ksim_bpf_variant *v,
 	attr.inner_map_fd = a->inner_map_fd;
 	if (v->kind & KSIM_BPF_KIND_DYNPTR_BTF)
 		attr.btf_key_type_id = KSIM_BPF_BTF_ID_DYNPTR;
-
-	/* map_create() */
-	err = -EINVAL;
-	if (attr.map_type != BPF_MAP_TYPE_BLOOM_FILTER &&
-#if KSIM_HAVE_BPF_RHASH
-	    attr.map_type != BPF_MAP_TYPE_RHASH &&	/* initial table size hint */
-#endif
-	    !(v->kind & KSIM_BPF_KIND_DYNPTR) && attr.map_extra != 0)
-		goto fail;
-	if ((attr.map_flags & BPF_F_RDONLY) && (attr.map_flags & BPF_F_WRONLY))
-		goto fail;
-	if ((attr.map_flags & BPF_F_NUMA_NODE) &&
-	    (attr.numa_node >= 1 || attr.numa_node < 0))
-		goto fail;	/* one node: 0 */
-	/* find_and_alloc_map() */
-	if (ops->map_alloc_check) {
-		err = ops->map_alloc_check(&attr);
-		if (err)
-			goto fail;
-	}
-	map = ops->map_alloc(&attr);
-	if (IS_ERR(map)) {
-		err = PTR_ERR(map);
-		goto fail;
-	}
-	map->ops = ops;
-	map->map_type = attr.map_type;
-	map->btf_key_type_id = attr.btf_key_type_id;
-	atomic64_set(&map->refcnt, 1);
-	atomic64_set(&map->usercnt, 1);
-	mutex_init(&map->freeze_mutex);
-	/* map_check_btf(): special fields of the value (btf_record.c; it frees the record on error) */
-	err = ksim_bpf_map_check_btf(map, a);
-	if (err) {
-		map->ops->map_free(map);
-		goto fail;
-	}
-	ksim_bpf_map_new_id(map);
-	*errp = 0;
-	return map;
-fail:
-	*errp = err;
-	return NULL;
+	return ksim_bpf_map_create_attr(v->ops, &attr, a, errp);
 }
 
 void ksim_bpf_map_free(struct bpf_map *map)
@@ -487,6 +557,9 @@ static int make_key(struct bpf_map *map, const void *key, u32 key_len, struct ks
 	}
 	if (key_len != map->key_size)
 		return -EINVAL;
+	/* __bpf_copy_key(): a map without keys (queue, stack, bloom filter) takes none */
+	if (!map->key_size && key)
+		return -EINVAL;
 	k->ptr = (void *)key;
 	return 0;
 }
@@ -521,21 +594,27 @@ static int sys_key(struct bpf_map *map, struct ksim_key *k)
  * leave the rest to the map); 6.x: BPF_F_LOCK needs a spin lock in the
  * value, and a lookup takes no other flag.
  */
-static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void *key,
-			u32 key_len, struct ksim_key *k)
+int ksim_bpf_map_check_flags(struct bpf_map *map, u64 flags, bool update)
 {
-	int err;
-
 #if KSIM_HAVE_BPF_F_CPU
-	err = bpf_map_check_op_flags(map, flags, update ? ~0ULL : BPF_F_LOCK | BPF_F_CPU);
-	if (err)
-		return err;
+	return bpf_map_check_op_flags(map, flags, update ? ~0ULL : BPF_F_LOCK | BPF_F_CPU);
 #else
 	if (!update && (flags & ~BPF_F_LOCK))
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
+	return 0;
 #endif
+}
+
+static int op_flags_key(struct bpf_map *map, u64 flags, bool update, const void *key,
+			u32 key_len, struct ksim_key *k)
+{
+	int err;
+
+	err = ksim_bpf_map_check_flags(map, flags, update);
+	if (err)
+		return err;
 	err = make_key(map, key, key_len, k);
 	return err ?: sys_key(map, k);
 }
@@ -544,42 +623,16 @@ int ksim_bpf_map_lookup(struct bpf_map *map, const void *key, u32 key_len,
 			void *value, u64 flags)
 {
 	SYS_KEY(k);
-	void *ptr;
 	int err;
 
 	err = op_flags_key(map, flags, false, key, key_len, &k);
 	if (err)
 		return err;
-	/* bpf_map_copy_value() */
+	/* the kernel copies into a buffer of its own; ours is the caller's (no allocation) */
 	op_begin(map, k.ptr);
-	bpf_disable_instrumentation();
-	if (is_percpu(map) && bpf_percpu_hash_copy) {
-		err = ksim_percpu_hash_copy(map, k.ptr, value, flags);
-	} else if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_fd_htab_map_lookup_elem) {
-		err = bpf_fd_htab_map_lookup_elem(map, k.ptr, value);	/* the inner map's id */
-	} else {
-		rcu_read_lock();
-		if (map->ops->map_lookup_elem_sys_only)
-			ptr = map->ops->map_lookup_elem_sys_only(map, k.ptr);
-		else
-			ptr = map->ops->map_lookup_elem(map, k.ptr);
-		if (IS_ERR(ptr)) {
-			err = PTR_ERR(ptr);
-		} else if (!ptr) {
-			err = -ENOENT;
-		} else {
-			err = 0;
-			if (flags & BPF_F_LOCK)
-				copy_map_value_locked(map, value, ptr, true);
-			else
-				copy_map_value(map, value, ptr);
-			check_and_init_map_value(map, value);
-		}
-		rcu_read_unlock();
-	}
-	bpf_enable_instrumentation();
+	err = bpf_map_copy_value(map, k.ptr, value, flags);
 	op_end();
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
 void *ksim_bpf_map_lookup_ptr(struct bpf_map *map, const void *key, u32 key_len)
@@ -659,8 +712,11 @@ int ksim_bpf_prog_delete(struct bpf_map *map, const void *key, u32 key_len)
  * kernel/bpf/syscall.c's bpf_map_do_batch() for the two lookup commands:
  * the ops get the attr and, as the user copy they write the count into, a
  * second one (the kernel reads max_count from attr before it zeroes
- * uattr's).  The generic batch ops are stubs here: maps using them
- * (LPM trie) report -ENOTSUPP rather than a batch nobody checks.
+ * uattr's).  The maps' own batch ops only: the tree's generic ones (a
+ * get_next_key walk whose cursor is the last key, which the LPM trie and
+ * the arrays take) are run by bpf(2) (sys_bpf.c: the selftests) and judged
+ * there; the model's batch walk (qptrie/model.h) knows the hash maps'
+ * cursors, so this reports -ENOTSUPP for them.
  */
 int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batch, void *out_batch,
 			      void *keys, void *values, u32 *count, u64 elem_flags)
@@ -682,13 +738,20 @@ int ksim_bpf_map_lookup_batch(struct bpf_map *map, bool del, const void *in_batc
 	uattr = attr;
 	err = fn(map, &attr, &uattr);
 	*count = uattr.batch.count;
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
 int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 			const void *value, u64 flags)
 {
+	return ksim_bpf_map_update_file(map, NULL, key, key_len, value, flags);
+}
+
+int ksim_bpf_map_update_file(struct bpf_map *map, struct file *file, const void *key, u32 key_len,
+			     const void *value, u64 flags)
+{
 	SYS_KEY(k);
+	u32 size;
 	void *vbuf;
 	int err;
 
@@ -696,32 +759,16 @@ int ksim_bpf_map_update(struct bpf_map *map, const void *key, u32 key_len,
 	if (err)
 		return err;
 	/* the syscall copies the value into a kernel buffer first */
-	vbuf = kvmalloc(ksim_bpf_value_size(map), GFP_USER);
-	if (vbuf)
-		memcpy(vbuf, value, ksim_bpf_value_size(map));
+	size = ksim_bpf_value_size_flags(map, flags);
+	vbuf = kvmalloc(size, GFP_USER);
 	if (!vbuf)
 		return -ENOMEM;
-	/* bpf_map_update_value() */
+	memcpy(vbuf, value, size);
 	op_begin(map, k.ptr);
-	bpf_disable_instrumentation();
-	if (is_percpu(map) && bpf_percpu_hash_update) {
-		err = bpf_percpu_hash_update(map, k.ptr, vbuf, flags);
-	} else if (map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_fd_htab_map_update_elem) {
-		/* the value is an inner map fd; older trees' syscall holds RCU around it */
-		if (!KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU)
-			rcu_read_lock();
-		err = bpf_fd_htab_map_update_elem(map, NULL, k.ptr, vbuf, flags);
-		if (!KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU)
-			rcu_read_unlock();
-	} else {
-		rcu_read_lock();
-		err = map->ops->map_update_elem(map, k.ptr, vbuf, flags);
-		rcu_read_unlock();
-	}
-	bpf_enable_instrumentation();
+	err = update_value(map, file, k.ptr, vbuf, flags);
 	op_end();
 	kvfree(vbuf);
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
 int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
@@ -742,18 +789,25 @@ int ksim_bpf_map_delete(struct bpf_map *map, const void *key, u32 key_len)
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
+/*
+ * map_lookup_and_delete_elem(): queues and stacks pop (no flags), the hash
+ * maps look up and delete, every other map is -ENOTSUPP; the kernel decides
+ * by map type, we by the op (the same for the kernel's maps; our qp-trie
+ * has none).
+ */
 int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key_len,
 				   void *value, u64 flags)
 {
+	bool pop = map->map_type == BPF_MAP_TYPE_QUEUE || map->map_type == BPF_MAP_TYPE_STACK;
 	SYS_KEY(k);
 	int err;
 
-	if (!map->ops->map_lookup_and_delete_elem)
-		return -ENOTSUPP;
 	if (flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	if (flags && pop)
 		return -EINVAL;
 	if ((flags & BPF_F_LOCK) && !btf_record_has_field(map->record, BPF_SPIN_LOCK))
 		return -EINVAL;
@@ -763,14 +817,19 @@ int ksim_bpf_map_lookup_and_delete(struct bpf_map *map, const void *key, u32 key
 	err = sys_key(map, &k);
 	if (err)
 		return err;
+	if (!pop && !map->ops->map_lookup_and_delete_elem)
+		return -ENOTSUPP;
 	bpf_disable_instrumentation();
 	rcu_read_lock();
 	op_begin(map, k.ptr);
-	err = map->ops->map_lookup_and_delete_elem(map, k.ptr, value, flags);
+	if (pop)
+		err = map->ops->map_pop_elem(map, value);
+	else
+		err = map->ops->map_lookup_and_delete_elem(map, k.ptr, value, flags);
 	op_end();
 	rcu_read_unlock();
 	bpf_enable_instrumentation();
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
 int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
@@ -802,7 +861,7 @@ int ksim_bpf_map_get_next_key(struct bpf_map *map, const void *key, u32 key_len,
 	rcu_read_unlock();
 	if (!err)
 		*next_len = is_dynptr(map) ? bpf_dynptr_get_size(&next) : map->key_size;
-	return cmd_done(err);
+	return ksim_bpf_cmd_done(err);
 }
 
 #define KSIM_BPF_MAX_VARIANTS	64
@@ -815,6 +874,27 @@ void ksim_bpf_register_variants(const struct ksim_bpf_variant *table)
 		BUG_ON(nr_variants == KSIM_BPF_MAX_VARIANTS);
 		variants[nr_variants++] = v;
 	}
+}
+
+/* bpf_map_types[]: bpf(2)'s map types, registered by the code that builds them */
+#define KSIM_BPF_MAX_MAP_TYPES	32
+static const struct ksim_bpf_map_type *map_types[KSIM_BPF_MAX_MAP_TYPES];
+static unsigned int nr_map_types;
+
+void ksim_bpf_register_map_types(const struct ksim_bpf_map_type *table)
+{
+	for (const struct ksim_bpf_map_type *t = table; t->ops; t++) {
+		BUG_ON(nr_map_types == KSIM_BPF_MAX_MAP_TYPES);
+		map_types[nr_map_types++] = t;
+	}
+}
+
+const struct bpf_map_ops *ksim_bpf_map_type_ops(u32 type)
+{
+	for (unsigned int i = 0; i < nr_map_types; i++)
+		if (map_types[i]->type == type)
+			return map_types[i]->ops;
+	return NULL;
 }
 
 const struct ksim_bpf_variant *ksim_bpf_variant(unsigned int i)
