@@ -42,7 +42,7 @@ static noinline void __init check_rev_awalk_full_range(struct maple_tree *mt)
 		mtree_lock(mt);
 		mas_erase(&mas);	/* leaves a leaf root with one NULL slot [0, ULONG_MAX] */
 		mtree_unlock(mt);
-		MT_BUG_ON(mt, mtree_load(mt, 48));
+		MT_BUG_ON(mt, mtree_load(mt, 48) != NULL);
 		/* The whole index space is free: the highest fit ends at max. */
 		MT_BUG_ON(mt, mtree_alloc_rrange(mt, &start, xa_mk_value(2), 48, 0, max,
 						 GFP_KERNEL) != 0);
@@ -106,7 +106,7 @@ static noinline void __init check_find_after_tree_emptied(struct maple_tree *mt)
 	MT_BUG_ON(mt, mas_store_gfp(&mas_writer, NULL, GFP_KERNEL) != 0);
 	mtree_unlock(mt);
 
-	MT_BUG_ON(mt, mas_find(&mas_reader, ULONG_MAX));
+	MT_BUG_ON(mt, mas_find(&mas_reader, ULONG_MAX) != NULL);
 	rcu_read_unlock();
 }
 

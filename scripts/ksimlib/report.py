@@ -423,6 +423,8 @@ EXPLAINED = {
     "Do not crash the kernel unless": "MT_BUG_ON() is lib/test_maple_tree.c's own assertion, "
                                       "used by every check there (it counts, it does not crash)",
     "Unnecessary parentheses around": "the changed line keeps the style of the line it replaces",
+    "Comparison to NULL could be written": "MT_BUG_ON() prints its condition with %u: a pointer "
+                                           "needs the comparison (the file's own checks write it so)",
 }
 
 
