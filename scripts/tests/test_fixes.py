@@ -131,8 +131,9 @@ if len(sys.argv) > 1 and os.path.exists(os.path.join(sys.argv[1], "fuzz", "fuzz_
     from ksimlib import report
     ks = report.tree_info(sys.argv[1])[1]
     kf = fixes.kernel_files(sys.argv[1], ["fuzz/fuzz_mm_replay"], ks)
-    check({"mm/vma.c", "mm/mremap.c", "kernel/fork.c"} <= kf,
-          "fuzz_mm_replay runs mm/vma.c (#included) and mm/mremap.c, kernel/fork.c (extracted): "
+    # dup_mmap() and its neighbours: only ever extracted, on every tree.
+    check("kernel/fork.c" in kf and "lib/maple_tree.c" in kf,
+          "fuzz_mm_replay runs lib/maple_tree.c (#included) and kernel/fork.c (extracted): "
           + ", ".join(sorted(f for f in kf if f.endswith(".c"))))
 
 # ksim report --patch: a maple finding's fix and kernel-suite test as a
