@@ -215,12 +215,8 @@ def diff(f, ksrc, kver):
 # ------------------------------------------------------------------ the fixed tree
 
 def _cache(build, key):
-    try:
-        text = open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8").read()
-    except OSError:
-        return None
-    m = re.search(rf"^{key}(?::[A-Z]+)?=(.*)$", text, re.M)
-    return m.group(1) if m else None
+    from ksimlib import report
+    return report.cache_value(build, key)
 
 
 class FixedTree:

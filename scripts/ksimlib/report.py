@@ -529,6 +529,7 @@ def cmd_patch(f, args):
             put(rel, open(os.path.join(ksrc, rel), encoding="utf-8").read())
         git("add", "-A")
         git("commit", "-q", "-m", f"{kver}")
+        base = git("rev-parse", "HEAD").stdout.strip()
         for rel, text in texts.items():
             put(rel, text)
         git("add", "-A")
@@ -565,8 +566,7 @@ def cmd_patch(f, args):
         for old in os.listdir(out):
             if old.endswith(".patch"):
                 os.unlink(os.path.join(out, old))
-        r = git("format-patch", "-q", "-o", out, "--no-signature", "HEAD~" + str(
-            int(git("rev-list", "--count", "HEAD").stdout.strip()) - 1))
+        git("format-patch", "-q", "-o", out, "--no-signature", base)
     patches = sorted(p for p in os.listdir(out) if p.endswith(".patch"))
     print(f"ksim report: {f['id']}: {len(patches)} patch(es) against {kver} in {os.path.relpath(out)}")
     bad = 0
