@@ -17,6 +17,7 @@ kernel, build/default-<tree> otherwise; `--build DIR` for one tree).  Exit
 status: 0, 1 (--verify: a disagreement), 2 (bad id or option).
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -322,8 +323,9 @@ def cmd_report(f, args):
         out += ["  " + l for l in w.fill(" ".join(f["candidate_fix"].split())).splitlines()]
     rel, ktext = kernel_style(f)
     if ktext:
-        out += ["", f"The same as a kernel-style test ({rel}, compiled and run by ksim "
-                "in the lib/test_maple_tree.c environment):", "", ktext]
+        ks = kernel_suite(f)
+        out += ["", f"The same as a kernel-style test for {ks.file if ks else 'the kernel'} ({rel}, "
+                "compiled and run by ksim):", "", ktext]
     out.append("")
     text = "\n".join(out)
     os.makedirs(OUT, exist_ok=True)
@@ -403,29 +405,80 @@ def cmd_verify(fs, trees, args):
 
 # ---------------------------------------------------------------- --patch
 
-# Where the kernel's own test suite can take a finding's kernel-style test
-# (kernel_test): the file, the line before which the function goes, and the
-# line after which maple_tree_seed() calls it.
+# Where the kernel's own test suites take a finding's kernel-style test
+# (kernel_test "FILE:FUNCTION"): by our file and the function's prefix, the
+# kernel file, the line before which the function goes, the text before
+# which the file's entry point calls it, the call, the subject prefix of the
+# test patch, and the tools/testing/radix-tree binary that runs the file
+# (its make variables, the name in its "NAME: N of M tests passed" line).
+KernelSuite = collections.namedtuple("KernelSuite", "file anchor call_before call subject target make_vars name")
 KERNEL_SUITES = {
-    "maple": ("lib/test_maple_tree.c", "static DEFINE_MTREE(tree);\n",
-              "#if defined(BENCH)\nskip:\n#endif\n"),
+    "maple/regression/kernel_style.c": [
+        ("check_", KernelSuite("lib/test_maple_tree.c", "static DEFINE_MTREE(tree);\n",
+                               "#if defined(BENCH)\nskip:\n#endif\n",
+                               "\tmt_init_flags(&tree, 0);\n\t{fn}(&tree);\n\tmtree_destroy(&tree);\n\n",
+                               "test_maple_tree", "maple", (), "maple_tree")),
+    ],
+    "xarray/regression/kernel_style.c": [
+        ("ida_check_", KernelSuite("lib/test_ida.c", "static DEFINE_IDA(ida);\n",
+                                   "\n\tprintk(\"IDA: %u of %u tests passed\\n\"", "\t{fn}(&ida);\n",
+                                   "test_ida", "idr-test", ("SHIFT=6",), "IDA")),
+        ("iter_", KernelSuite("tools/testing/radix-tree/main.c",
+                              "static void single_thread_tests(bool long_run)\n",
+                              "\n\t/* Free any remaining preallocated nodes */\n", "\t{fn}();\n",
+                              "radix tree test suite", "main", ("SHIFT=6",), "XArray")),
+        ("check_", KernelSuite("lib/test_xarray.c", "static DEFINE_XARRAY(array);\n",
+                               "\n\tprintk(\"XArray: %u of %u tests passed\\n\"", "\t{fn}(&array);\n",
+                               "test_xarray", "xarray", ("SHIFT=6",), "XArray")),
+    ],
 }
-# Why a component's findings get no test patch yet.
+# Why a finding with a fix gets no test patch: by finding, then by component.
+NO_TEST = {
+    "ida-alloc-nomem-leak": "the kernel's harness cannot reach the path: tools/lib/slab.c's kmalloc() "
+                            "fails every GFP_NOWAIT allocation, and the leak needs the GFP_NOWAIT bitmap "
+                            "to succeed and the GFP_NOWAIT node to fail; lib/test_ida.c in a kernel would "
+                            "need fault injection (failslab) to get there",
+    "mm-mmap-fixed-abort-commit-leak": "tools/testing/vma builds __mmap_setup() (mm/vma.c) but stubs "
+                                       "vm_acct_memory() as a no-op (include/stubs.h): a leaked charge is "
+                                       "invisible there",
+    "mm-mremap-uffd-merge-drops-neighbour": "tools/testing/vma builds copy_vma() (mm/vma.c) but its struct "
+                                            "vm_userfaultfd_ctx is empty and is_mergeable_vm_userfaultfd_ctx() "
+                                            "returns true (include/stubs.h): the uffd context that decides "
+                                            "the merge does not exist there",
+    "maple-nomem-retry-stale-height": "the reproducer needs another writer to change the tree while "
+                                      "mas_nomem() has dropped the lock; lib/test_maple_tree.c runs single-"
+                                      "threaded (tools/testing/radix-tree/maple.c's threaded tests could, "
+                                      "with mt_set_non_kernel(); ksim does not write it)",
+}
 NO_SUITE = {
-    "mm-sim": "tools/testing/vma could take one (where the tree has it); ksim does not write it yet",
-    "xarray": "lib/test_xarray.c or tools/testing/radix-tree/idr-test.c could take one; ksim does "
-              "not write it yet",
+    "mm-sim": "tools/testing/vma builds mm/vma.c (and on 7.x mm/vma_init.c, mm/vma_exec.c), not "
+              "mm/mremap.c, mm/mmap.c or kernel/fork.c, and its allocations cannot be made to fail; the "
+              "closest the kernel has is tools/testing/selftests/mm (mremap_test.c: a real kernel, no "
+              "allocation failures, no view of the commit charge)",
     "bpf": "kernel/bpf/hashtab.c has no userspace suite upstream (the map selftests need a "
            "BPF-enabled kernel and a VM)",
 }
+
+
+def kernel_suite(f):
+    """The KernelSuite that takes F's kernel-style test, or None."""
+    if not f.get("kernel_test"):
+        return None
+    rel, fn = f["kernel_test"].split(":")
+    return next((s for pre, s in KERNEL_SUITES.get(rel, ()) if fn.startswith(pre)), None)
+
+
 # checkpatch.pl warnings that the suite's own conventions explain.
 EXPLAINED = {
-    "Do not crash the kernel unless": "MT_BUG_ON() is lib/test_maple_tree.c's own assertion, "
-                                      "used by every check there (it counts, it does not crash)",
+    "Do not crash the kernel unless": "{macro} is {file}'s own assertion, used by every check there "
+                                      "(it counts and reports, it does not crash)",
     "Unnecessary parentheses around": "the changed line keeps the style of the line it replaces",
     "Comparison to NULL could be written": "MT_BUG_ON() prints its condition with %u: a pointer "
                                            "needs the comparison (the file's own checks write it so)",
 }
+# Each suite's assertion macro, for EXPLAINED.
+SUITE_MACRO = {"lib/test_maple_tree.c": "MT_BUG_ON()", "lib/test_xarray.c": "XA_BUG_ON()",
+               "lib/test_ida.c": "IDA_BUG_ON()", "tools/testing/radix-tree/main.c": "assert()"}
 
 
 def _tree_source(tree):
@@ -523,8 +576,8 @@ def cmd_patch(f, args):
                 fp.write(text)
 
         git("init", "-q")
-        suite = KERNEL_SUITES.get(f["component"]) if f.get("kernel_test") else None
-        files = sorted(texts) + ([suite[0]] if suite else [])
+        suite = kernel_suite(f)
+        files = sorted(texts) + ([suite.file] if suite else [])
         for rel in files:
             put(rel, open(os.path.join(ksrc, rel), encoding="utf-8").read())
         git("add", "-A")
@@ -537,32 +590,38 @@ def cmd_patch(f, args):
         git("commit", "-q", "-F", "-", input=msg)
         notes = []
         if suite:
-            rel, anchor, call_after = suite
             _, fn = f["kernel_test"].split(":")
             _, text = kernel_style(f)
-            cur = open(os.path.join(repo, rel), encoding="utf-8").read()
-            if text and anchor in cur and call_after in cur:
-                # The check goes before the suite's tree and its entry point;
-                # maple_tree_seed() calls it last (after the benchmarks' skip
-                # label a benchmark build does not reach it).
-                cur = cur.replace(anchor, text.strip() + "\n\n" + anchor, 1)
-                cur = cur.replace(call_after, f"\tmt_init_flags(&tree, 0);\n\t{fn}(&tree);\n"
-                                  f"\tmtree_destroy(&tree);\n\n" + call_after, 1)
-                put(rel, cur)
+            # Our finding ids mean nothing in the kernel's file.
+            for g in findings.load():
+                text = text.replace(f" ({g['id']})", "")
+                text = re.sub(rf"^( \* ){re.escape(g['id'])}: (.)", lambda m: m.group(1) + m.group(2).upper(),
+                              text, flags=re.M)
+            cur = open(os.path.join(repo, suite.file), encoding="utf-8").read()
+            if text and suite.anchor in cur and suite.call_before in cur:
+                # The check goes before the suite's tree (or entry point),
+                # which calls it last (maple: after the benchmarks' skip
+                # label, which a benchmark build does not reach).
+                cur = cur.replace(suite.anchor, text.strip() + "\n\n" + suite.anchor, 1)
+                cur = cur.replace(suite.call_before, suite.call.format(fn=fn) + suite.call_before, 1)
+                put(suite.file, cur)
                 git("add", "-A")
-                tsub = f"{'test_maple_tree' if f['component'] == 'maple' else f['component']}: " \
-                       f"add {fn}()"
+                tsub = f"{suite.subject}: add {fn}()"
+                hang = ("Without the fix the check does not return (the loop it tests spins with the "
+                        "lock held). " if f["id"] == "xarray-store-range-ulong-max" else "")
+                where = (f"in ksim and in tools/testing/radix-tree (make "
+                         f"{' '.join(suite.make_vars + (suite.target,))})"
+                         if getattr(args, "harness", False) else "in ksim")
                 tmsg = (f"{tsub}\n\n" + _para(f"A regression test for \"{subject}\": "
                         + " ".join(f["summary"].split())) + "\n\n"
-                        + _para("It fails without that change and passes with it (checked with "
-                                "ksim; the kernel's own harness was not run by this command).")
+                        + _para(hang + f"It fails without that change and passes with it, {where}.")
                         + f"\n\nSigned-off-by: {name} <{email}>\n")
                 git("commit", "-q", "-F", "-", input=tmsg)
             else:
-                notes.append(f"no test patch: {rel} of {kver} has no place for it")
+                notes.append(f"no test patch: {suite.file} of {kver} has no place for it")
         else:
-            notes.append("no test patch: " + NO_SUITE.get(f["component"],
-                                                          "no kernel-style test for this finding (kernel_test)"))
+            notes.append("no test patch: " + (NO_TEST.get(f["id"]) or NO_SUITE.get(
+                f["component"], "no kernel-style test for this finding (kernel_test)")))
         for old in os.listdir(out):
             if old.endswith(".patch"):
                 os.unlink(os.path.join(out, old))
@@ -581,14 +640,19 @@ def cmd_patch(f, args):
         for l in r.stdout.splitlines():
             if l.startswith(("ERROR:", "WARNING:", "CHECK:")):
                 why = next((v for k, v in EXPLAINED.items() if k in l), None)
+                if why and "{macro}" in why:
+                    ks = kernel_suite(f)
+                    why = why.format(macro=SUITE_MACRO.get(ks.file, "the check macro") if ks else
+                                     "the check macro", file=ks.file if ks else "the suite")
                 print(f"    {l}" + (f"\n      ({why})" if why else ""))
         m = re.search(r"total: (\d+) errors", summ[-1]) if summ else None
         bad += not m or m.group(1) != "0"
     if getattr(args, "harness", False):
-        if len(patches) == 2 and f["component"] == "maple":
-            bad += harness_check(f, ksrc, kver, [os.path.join(out, p) for p in patches])
+        if len(patches) == 2 and kernel_suite(f):
+            bad += harness_check(f, kernel_suite(f), ksrc, kver, [os.path.join(out, p) for p in patches])
         else:
             notes.append("--harness: no test patch, nothing to run in the kernel's harness")
+        bad += repro_check(f, ksrc, kver, os.path.join(out, patches[0]))
     notes.append("no Fixes: tag (the introducing commit is not identified offline) and no "
                  "Cc: stable (a maintainer's call: see the finding's reach and trees)")
     for n in notes:
@@ -596,17 +660,19 @@ def cmd_patch(f, args):
     return 1 if bad else 0
 
 
-def harness_check(f, ksrc, kver, patches):
-    """The kernel's own harness (tools/testing/radix-tree `maple`, built as
-    `make bench-maple-suite` builds it, in ksim-out/patch-harness/) with the
-    test patch alone, then with the fix too: the first must fail, the second
-    pass.  Returns 1 when they do not."""
+def harness_check(f, suite, ksrc, kver, patches):
+    """The kernel's own harness (the tools/testing/radix-tree binary that
+    runs SUITE's file, built as `make bench-maple-suite` builds it, in
+    ksim-out/patch-harness/<binary>/) with the test patch and the fix, then
+    with the test patch alone: the first must pass, the second fail (a check
+    that does not return fails at 5x the passing run's time, at least 60 s).
+    Returns 1 when they do not."""
     from ksimlib import bench_maple_suite as bms
     import time
-    wd = os.path.join(ROOT, "ksim-out", "patch-harness")
+    wd = os.path.join(ROOT, "ksim-out", "patch-harness", suite.target)
     os.makedirs(wd, exist_ok=True)
     try:
-        binary, info = bms.build_kernel_harness(ksrc, wd)
+        binary, info = bms.build_kernel_harness(ksrc, wd, target=suite.target, make_vars=suite.make_vars)
     except bms.BenchError as e:
         print(f"  kernel harness: does not build on {kver}: {e}")
         return 1
@@ -614,8 +680,9 @@ def harness_check(f, ksrc, kver, patches):
     hdir = os.path.dirname(binary)
     env = bms.make_env(bms.extra_cflags(ksrc))
     fix, test = patches
-    steps = (("test patch alone", [test], "fail"), ("test and fix", [test, fix], "pass"))
-    bad = 0
+    steps = (("test and fix", [test, fix], "pass"), ("test patch alone", [test], "fail"))
+    bad, timeout = 0, 1800
+    name = f"tools/testing/radix-tree {suite.target}"
     for what, ps, want in steps:
         applied = []
         try:
@@ -628,7 +695,8 @@ def harness_check(f, ksrc, kver, patches):
                     break
                 applied.append(p)
             else:
-                m = subprocess.run(["make", "-C", hdir, f"-j{os.cpu_count() or 1}", "maple"], env=env,
+                m = subprocess.run(["make", "-C", hdir, f"-j{os.cpu_count() or 1}", *suite.make_vars,
+                                    suite.target], env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 if m.returncode:
                     print(f"  kernel harness, {what}: does not build: {bms.first_error(m.stdout)}")
@@ -637,29 +705,58 @@ def harness_check(f, ksrc, kver, patches):
                 t0 = time.monotonic()
                 try:
                     r = subprocess.run([binary], cwd=hdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, errors="replace", timeout=1800)
+                                       text=True, errors="replace", timeout=timeout)
                     outp, rc = r.stdout, r.returncode
                 except subprocess.TimeoutExpired as e:
                     outp, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
-                        else (e.stdout or ""), "timeout"
-                counts = re.findall(r"^maple_tree: (\d+) of (\d+) tests passed", outp, re.M)
-                bugs = sorted(set(re.findall(r"^BUG at (check_\w+):(\d+)", outp, re.M)))
+                        else (e.stdout or ""), None
+                took = time.monotonic() - t0
+                if want == "pass":
+                    timeout = max(60, int(5 * took))
+                counts = re.findall(rf"^{suite.name}: (\d+) of (\d+) tests passed", outp, re.M)
+                bugs = sorted(set(re.findall(r"^BUG at (\w+):(\d+)", outp, re.M)))
                 sani = bms.FAILURE_RE.search(outp)
                 passed = rc == 0 and counts and counts[-1][0] == counts[-1][1] and not sani
                 got = "pass" if passed else "fail"
-                detail = (f"{counts[-1][0]} of {counts[-1][1]} checks passed" if counts else f"exit {rc}") + \
+                detail = (f"{counts[-1][0]} of {counts[-1][1]} checks passed" if counts else
+                          f"no result after {timeout} s: killed" if rc is None else f"exit {rc}") + \
                     (f", BUG at {', '.join(b[0] + ':' + b[1] for b in bugs[:3])}" if bugs else "") + \
                     (f", {sani.group(1)[:100]}" if sani else "")
                 ok = got == want
                 bad |= not ok
-                print(f"  kernel harness (tools/testing/radix-tree maple, {kver}), {what}: {got} "
-                      f"({detail}; {time.monotonic() - t0:.0f} s) {'as expected' if ok else 'NOT AS EXPECTED'}")
+                print(f"  kernel harness ({name}, {kver}), {what}: {got} "
+                      f"({detail}; {took:.0f} s) {'as expected' if ok else 'NOT AS EXPECTED'}", flush=True)
         finally:
             for p in reversed(applied):
                 subprocess.run(["patch", "-p1", "-R", "-s", "-d", copy, "-i", p],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print(f"    (the harness: cd {os.path.relpath(hdir)} && make maple && ./maple; the patches "
-          f"apply with patch -p1 -d {os.path.relpath(copy)})")
+    print(f"    (the harness: cd {os.path.relpath(hdir)} && make {' '.join(suite.make_vars + (suite.target,))} "
+          f"&& ./{suite.target}; the patches apply with patch -p1 -d {os.path.relpath(copy)})")
+    return bad
+
+
+def repro_check(f, ksrc, kver, fix):
+    """ksim's side of --harness: `ksim repro --ab` of the fix patch, with
+    the finding's reproducer and kernel-style tests selected: each must be
+    reported FIXED (failing without the fix, passing with it).  Returns 1
+    when one is not."""
+    names = [f["reproducer"]] + [f"regression/{x['in']}/{x['part']}" for x in f["xfail"]
+                                 if x.get("note") == "the kernel-style check"]
+    regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+    argv = [sys.executable, os.path.join(ROOT, "scripts", "ksim"), "repro", "--series", fix, "--ksrc",
+            ksrc, "--ab", "--tests", regex, "--seed", "1"]
+    r = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       errors="replace")
+    fixed = set(re.findall(r"^FIXED  (\S+)", r.stdout, re.M))
+    verdict = next((l for l in r.stdout.splitlines() if l.startswith("VERDICT:")), f"no verdict (exit {r.returncode})")
+    bad = 0
+    for n in names:
+        ok = n in fixed
+        bad |= not ok
+        print(f"  ksim repro --ab ({kver}), {n}: "
+              + ("fails without the fix, passes with it: as expected" if ok else "NOT reported FIXED"))
+    print(f"    ({verdict}; the command: scripts/ksim repro --series {os.path.relpath(fix)} "
+          f"--ksrc {ksrc} --ab --tests '{regex}' --seed 1)")
     return bad
 
 

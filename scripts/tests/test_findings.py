@@ -46,6 +46,8 @@ for f in fs:
     if f.get("kernel_test"):
         rel, text = report.kernel_style(f)
         check(text is not None, f"{f['id']}: kernel-style check {f['kernel_test']} exists")
+        check(report.kernel_suite(f) is not None,
+              f"{f['id']}: a kernel test file takes {f['kernel_test']} (report.KERNEL_SUITES)")
     for x in f["xfail"]:
         if x["in"] == "fuzz" and not x["match"].startswith("trace:"):
             target, name = x["part"].split("/", 1)

@@ -136,16 +136,21 @@ if len(sys.argv) > 1 and os.path.exists(os.path.join(sys.argv[1], "fuzz", "fuzz_
           "fuzz_mm_replay runs lib/maple_tree.c (#included) and kernel/fork.c (extracted): "
           + ", ".join(sorted(f for f in kf if f.endswith(".c"))))
 
-# ksim report --patch: a maple finding's fix and kernel-suite test as a
+# ksim report --patch: a finding's fix and kernel-suite test as a
 # format-patch series against this build's tree that applies to it, signed
 # off, checkpatch-clean of errors.
 if len(sys.argv) > 1:
     from ksimlib import report
     kver = report.tree_info(sys.argv[1])[0]
     tree = findings.tree_of(kver) if kver else None
-    f = next((f for f in findings.load() if f.get("kernel_test") and fixes.edits_for(f, tree)), None)
-    if f:
-        ksrc = report.tree_info(sys.argv[1])[1]
+    # One finding per kernel test file (lib/test_maple_tree.c, lib/test_xarray.c, ...).
+    chosen = {}
+    for f in findings.load():
+        ks = report.kernel_suite(f)
+        if ks and fixes.edits_for(f, tree) and f["status"].get(tree) == "present":
+            chosen.setdefault(ks.file, f)
+    ksrc = report.tree_info(sys.argv[1])[1]
+    for suite_file, f in sorted(chosen.items()):
         with tempfile.TemporaryDirectory() as out:
             env = dict(os.environ, GIT_AUTHOR_NAME="A Tester", GIT_AUTHOR_EMAIL="tester@example.org")
             r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim"), "report", f["id"],
@@ -162,8 +167,10 @@ if len(sys.argv) > 1:
                                     os.path.join(out, p)], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
                 check(a.returncode == 0, f"{p} applies to {kver}: {a.stdout.strip()[-200:]}")
-    else:
-        print(f"# no maple finding with a fix on {kver}: --patch not checked")
+            check(suite_file in open(os.path.join(out, pats[-1])).read() if pats else False,
+                  f"report {f['id']} --patch: the test patch adds to {suite_file}")
+    if not chosen:
+        print(f"# no finding with a fix and a kernel-style test on {kver}: --patch not checked")
 
 print(f"# {failures} failure(s)")
 sys.exit(1 if failures else 0)
