@@ -109,6 +109,8 @@ ksim_feature(KSIM_HAVE_LINUX_ARGS_H FILE include/linux/args.h
   WHY "COUNT_ARGS()/CONCATENATE() in <linux/args.h> (were in <linux/kernel.h>)")
 
 # Maple tree (lib/maple_tree.c, its tests)
+ksim_feature(KSIM_HAVE_MT_SET_CALLBACK FILE lib/maple_tree.c REGEX "^void mt_set_callback\\("
+  WHY "the kernel harness's allocation hook mt_set_callback() (6.12+; the kernel-style check for maple-nomem-retry-stale-height)")
 ksim_feature(KSIM_HAVE_MT_DUP FILE lib/maple_tree.c REGEX "^int __mt_dup\\("
   WHY "__mt_dup() (6.8+)")
 ksim_feature(KSIM_HAVE_MAPLE_AREA_SIZE_CHECK FILE lib/maple_tree.c

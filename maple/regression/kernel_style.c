@@ -21,6 +21,7 @@
 #include <linux/maple_tree.h>
 #include <linux/xarray.h>
 #include <linux/init.h>
+#include <ksim/slab.h>
 #include <ksim/test.h>
 
 /*
@@ -128,19 +129,83 @@ static noinline void __init check_rcu_destroy_full_node(struct maple_tree *mt)
 	rcu_barrier();
 }
 
-/* One ksim test per check: fail when an MT_BUG_ON() fired. */
-static void run_check(void (*check)(struct maple_tree *), const char *name)
+#if KSIM_HAVE_MT_SET_CALLBACK
+/*
+ * The kernel harness's allocation hooks, defined in lib/maple_tree.c outside
+ * __KERNEL__ (tools/testing/radix-tree/maple.c sees them by #include).
+ */
+void mt_set_non_kernel(unsigned int val);
+void mt_set_callback(void (*callback)(void *));
+void mt_set_private(void *private);
+
+/*
+ * The other writer of check_nomem_retry_stale_height(): it runs in
+ * mas_nomem()'s allocation, with the tree lock dropped, and leaves the tree
+ * two levels high with a full root.
+ */
+static void check_nomem_retry_stale_height_writer(void *maple_tree)
 {
-	DEFINE_MTREE(tree);
+	struct maple_tree *mt = maple_tree;
+	unsigned long i;
+
+	mt_set_callback(NULL);
+	mtree_store_range(mt, 0, ULONG_MAX, NULL, GFP_KERNEL);
+	for (i = 0; i < 127; i++)
+		mtree_store_range(mt, i * 10, i * 10 + 5, xa_mk_value(i),
+				  GFP_KERNEL);
+	MT_BUG_ON(mt, mt_height(mt) != 2);
+}
+
+/*
+ * maple-nomem-retry-stale-height: a store retried after mas_nomem() counts
+ * the nodes it needs again: another writer may have changed the tree while
+ * the lock was dropped.  Here the first walk needs one node (a node store
+ * in an RCU tree), the retry a split of a full root.
+ */
+static noinline void __init check_nomem_retry_stale_height(struct maple_tree *mt)
+{
+	unsigned long i;
+
+	mt_set_non_kernel(0);
+	for (i = 0; i < 200; i++)
+		mtree_store_range(mt, i * 10, i * 10 + 5, xa_mk_value(i),
+				  GFP_KERNEL);
+	MT_BUG_ON(mt, mt_height(mt) != 3);
+
+	/* The GFP_NOWAIT node fails and the writer runs in mas_nomem(). */
+	mt_set_private(mt);
+	mt_set_callback(check_nomem_retry_stale_height_writer);
+	MT_BUG_ON(mt, mtree_store_range(mt, 1991, 1992, xa_mk_value(1000),
+					GFP_KERNEL) != 0);
+	mt_set_callback(NULL);
+	mt_set_private(NULL);
+	MT_BUG_ON(mt, mtree_load(mt, 1991) != xa_mk_value(1000));
+	mtree_lock(mt);
+	mt_validate(mt);
+	mtree_unlock(mt);
+}
+#endif
+
+/* One ksim test per check: fail when an MT_BUG_ON() fired. */
+static void run_check_flags(void (*check)(struct maple_tree *), const char *name,
+			    unsigned int flags)
+{
+	struct maple_tree tree;
 	int run = atomic_read(&maple_tree_tests_run);
 	int passed = atomic_read(&maple_tree_tests_passed);
 
+	mt_init_flags(&tree, flags);
 	check(&tree);
 	mtree_destroy(&tree);
 	rcu_barrier();
 	run = atomic_read(&maple_tree_tests_run) - run;
 	passed = atomic_read(&maple_tree_tests_passed) - passed;
 	KSIM_EXPECT(passed == run, "%s: %d of %d MT_BUG_ON checks failed", name, run - passed, run);
+}
+
+static void run_check(void (*check)(struct maple_tree *), const char *name)
+{
+	run_check_flags(check, name, 0);
 }
 
 KSIM_TEST(kernel_style_rev_awalk_full_range)
@@ -166,4 +231,17 @@ KSIM_TEST(kernel_style_find_after_tree_emptied)
 KSIM_TEST(kernel_style_rcu_destroy_full_node)
 {
 	run_check(check_rcu_destroy_full_node, "check_rcu_destroy_full_node");
+}
+
+KSIM_TEST(kernel_style_nomem_retry_stale_height)
+{
+#if KSIM_HAVE_MT_SET_CALLBACK
+	/* tools/testing/radix-tree's allocator: every GFP_NOWAIT allocation fails */
+	ksim_slab_set_strict_nowait(true);
+	run_check_flags(check_nomem_retry_stale_height, "check_nomem_retry_stale_height",
+			MT_FLAGS_USE_RCU);
+	ksim_slab_set_strict_nowait(false);
+#else
+	printf("# this tree has no mt_set_callback()\n");
+#endif
 }

@@ -233,10 +233,16 @@ def reproducer_source(f, build=None):
 
 
 def kernel_style(f):
+    """(our file, the text of the finding's kernel-style check), the check
+    preceded by its helpers: the file's functions named CHECK_* (a callback)."""
     if not f.get("kernel_test"):
         return None, None
     rel, fn = f["kernel_test"].split(":")
-    text, _ = c_function(os.path.join(ROOT, rel), fn)
+    path = os.path.join(ROOT, rel)
+    text, _ = c_function(path, fn)
+    if text:
+        helpers = re.findall(rf"^static [^\n(]*\b({re.escape(fn)}_\w+)\(", open(path).read(), re.M)
+        text = "\n\n".join([c_function(path, h)[0].strip() for h in helpers] + [text.strip()]) + "\n"
     return rel, text
 
 
@@ -411,25 +417,39 @@ def cmd_verify(fs, trees, args):
 # which the file's entry point calls it, the call, the subject prefix of the
 # test patch, and the tools/testing/radix-tree binary that runs the file
 # (its make variables, the name in its "NAME: N of M tests passed" line).
-KernelSuite = collections.namedtuple("KernelSuite", "file anchor call_before call subject target make_vars name")
+KernelSuite = collections.namedtuple("KernelSuite", "file anchor call_before call subject target make_vars name "
+                                                   "ctest")
 KERNEL_SUITES = {
     "maple/regression/kernel_style.c": [
+        ("check_nomem_", KernelSuite("tools/testing/radix-tree/maple.c",
+                                     "/* callback function used for check_nomem_writer_race() */\n",
+                                     "\tmt_init_flags(&tree, MT_FLAGS_ALLOC_RANGE);\n\tcheck_prealloc(&tree);\n",
+                                     "\tmt_init_flags(&tree, MT_FLAGS_USE_RCU);\n\t{fn}(&tree);\n"
+                                     "\tmtree_destroy(&tree);\n\n",
+                                     "radix tree test suite", "maple", (), "maple_tree", "regression/maple/")),
         ("check_", KernelSuite("lib/test_maple_tree.c", "static DEFINE_MTREE(tree);\n",
                                "#if defined(BENCH)\nskip:\n#endif\n",
                                "\tmt_init_flags(&tree, 0);\n\t{fn}(&tree);\n\tmtree_destroy(&tree);\n\n",
-                               "test_maple_tree", "maple", (), "maple_tree")),
+                               "test_maple_tree", "maple", (), "maple_tree", "regression/maple/")),
     ],
     "xarray/regression/kernel_style.c": [
         ("ida_check_", KernelSuite("lib/test_ida.c", "static DEFINE_IDA(ida);\n",
                                    "\n\tprintk(\"IDA: %u of %u tests passed\\n\"", "\t{fn}(&ida);\n",
-                                   "test_ida", "idr-test", ("SHIFT=6",), "IDA")),
+                                   "test_ida", "idr-test", ("SHIFT=6",), "IDA", "regression/xarray/")),
         ("iter_", KernelSuite("tools/testing/radix-tree/main.c",
                               "static void single_thread_tests(bool long_run)\n",
                               "\n\t/* Free any remaining preallocated nodes */\n", "\t{fn}();\n",
-                              "radix tree test suite", "main", ("SHIFT=6",), "XArray")),
+                              "radix tree test suite", "main", ("SHIFT=6",), "XArray", "regression/xarray/")),
         ("check_", KernelSuite("lib/test_xarray.c", "static DEFINE_XARRAY(array);\n",
                                "\n\tprintk(\"XArray: %u of %u tests passed\\n\"", "\t{fn}(&array);\n",
-                               "test_xarray", "xarray", ("SHIFT=6",), "XArray")),
+                               "test_xarray", "xarray", ("SHIFT=6",), "XArray", "regression/xarray/")),
+    ],
+    # No harness upstream without a BPF kernel (a VM): target None.
+    "qptrie/selftests/kernel_style.c": [
+        ("test_", KernelSuite("tools/testing/selftests/bpf/test_maps.c",
+                              "static void test_hashmap_walk(unsigned int task, void *data)\n",
+                              "\ttest_hashmap_walk(0, NULL);\n", "\t{fn}(0, NULL);\n",
+                              "selftests/bpf", None, (), None, "bpf-selftests/")),
     ],
 }
 # Why a finding with a fix gets no test patch: by finding, then by component.
@@ -445,18 +465,15 @@ NO_TEST = {
                                             "vm_userfaultfd_ctx is empty and is_mergeable_vm_userfaultfd_ctx() "
                                             "returns true (include/stubs.h): the uffd context that decides "
                                             "the merge does not exist there",
-    "maple-nomem-retry-stale-height": "the reproducer needs another writer to change the tree while "
-                                      "mas_nomem() has dropped the lock; lib/test_maple_tree.c runs single-"
-                                      "threaded (tools/testing/radix-tree/maple.c's threaded tests could, "
-                                      "with mt_set_non_kernel(); ksim does not write it)",
 }
 NO_SUITE = {
     "mm-sim": "tools/testing/vma builds mm/vma.c (and on 7.x mm/vma_init.c, mm/vma_exec.c), not "
               "mm/mremap.c, mm/mmap.c or kernel/fork.c, and its allocations cannot be made to fail; the "
               "closest the kernel has is tools/testing/selftests/mm (mremap_test.c: a real kernel, no "
               "allocation failures, no view of the commit charge)",
-    "bpf": "kernel/bpf/hashtab.c has no userspace suite upstream (the map selftests need a "
-           "BPF-enabled kernel and a VM)",
+    "bpf": "the kernel's test for this code is tools/testing/selftests/bpf (test_maps.c, map_tests/), "
+           "which needs a BPF-enabled kernel upstream (ksim runs it: label bpf-selftests); "
+           "ksim has no test_maps.c-style test for this finding",
 }
 
 
@@ -478,7 +495,9 @@ EXPLAINED = {
 }
 # Each suite's assertion macro, for EXPLAINED.
 SUITE_MACRO = {"lib/test_maple_tree.c": "MT_BUG_ON()", "lib/test_xarray.c": "XA_BUG_ON()",
-               "lib/test_ida.c": "IDA_BUG_ON()", "tools/testing/radix-tree/main.c": "assert()"}
+               "lib/test_ida.c": "IDA_BUG_ON()", "tools/testing/radix-tree/main.c": "assert()",
+               "tools/testing/radix-tree/maple.c": "MT_BUG_ON()",
+               "tools/testing/selftests/bpf/test_maps.c": "assert()"}
 
 
 def _tree_source(tree):
@@ -611,7 +630,7 @@ def cmd_patch(f, args):
                         "lock held). " if f["id"] == "xarray-store-range-ulong-max" else "")
                 where = (f"in ksim and in tools/testing/radix-tree (make "
                          f"{' '.join(suite.make_vars + (suite.target,))})"
-                         if getattr(args, "harness", False) else "in ksim")
+                         if getattr(args, "harness", False) and suite.target else "in ksim")
                 tmsg = (f"{tsub}\n\n" + _para(f"A regression test for \"{subject}\": "
                         + " ".join(f["summary"].split())) + "\n\n"
                         + _para(hang + f"It fails without that change and passes with it, {where}.")
@@ -648,7 +667,10 @@ def cmd_patch(f, args):
         m = re.search(r"total: (\d+) errors", summ[-1]) if summ else None
         bad += not m or m.group(1) != "0"
     if getattr(args, "harness", False):
-        if len(patches) == 2 and kernel_suite(f):
+        if len(patches) == 2 and kernel_suite(f) and not kernel_suite(f).target:
+            notes.append(f"--harness: {kernel_suite(f).file} runs upstream only on a BPF-enabled kernel "
+                         "(a VM): not run here; ksim runs it (label bpf-selftests) in the check below")
+        elif len(patches) == 2 and kernel_suite(f):
             bad += harness_check(f, kernel_suite(f), ksrc, kver, [os.path.join(out, p) for p in patches])
         else:
             notes.append("--harness: no test patch, nothing to run in the kernel's harness")
@@ -711,6 +733,9 @@ def harness_check(f, suite, ksrc, kver, patches):
                     outp, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) \
                         else (e.stdout or ""), None
                 took = time.monotonic() - t0
+                log = os.path.join(wd, f"{f['id']}-{what.replace(' ', '-')}.log")
+                with open(log, "w", errors="replace") as lf:
+                    lf.write(outp)
                 if want == "pass":
                     timeout = max(60, int(5 * took))
                 counts = re.findall(rf"^{suite.name}: (\d+) of (\d+) tests passed", outp, re.M)
@@ -725,7 +750,8 @@ def harness_check(f, suite, ksrc, kver, patches):
                 ok = got == want
                 bad |= not ok
                 print(f"  kernel harness ({name}, {kver}), {what}: {got} "
-                      f"({detail}; {took:.0f} s) {'as expected' if ok else 'NOT AS EXPECTED'}", flush=True)
+                      f"({detail}; {took:.0f} s) {'as expected' if ok else 'NOT AS EXPECTED'}; output "
+                      f"{os.path.relpath(log)}", flush=True)
         finally:
             for p in reversed(applied):
                 subprocess.run(["patch", "-p1", "-R", "-s", "-d", copy, "-i", p],
@@ -740,8 +766,9 @@ def repro_check(f, ksrc, kver, fix):
     the finding's reproducer and kernel-style tests selected: each must be
     reported FIXED (failing without the fix, passing with it).  Returns 1
     when one is not."""
-    names = [f["reproducer"]] + [f"regression/{x['in']}/{x['part']}" for x in f["xfail"]
-                                 if x.get("note") == "the kernel-style check"]
+    ks = kernel_suite(f)
+    names = [f["reproducer"]] + [f"{ks.ctest}{x['part']}" for x in f["xfail"]
+                                 if ks and x.get("note") == "the kernel-style check"]
     regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
     argv = [sys.executable, os.path.join(ROOT, "scripts", "ksim"), "repro", "--series", fix, "--ksrc",
             ksrc, "--ab", "--tests", regex, "--seed", "1"]
