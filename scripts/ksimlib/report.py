@@ -669,7 +669,7 @@ def cmd_patch(f, args):
     if getattr(args, "harness", False):
         if len(patches) == 2 and kernel_suite(f) and not kernel_suite(f).target:
             notes.append(f"--harness: {kernel_suite(f).file} runs upstream only on a BPF-enabled kernel "
-                         "(a VM): not run here; ksim runs it (label bpf-selftests) in the check below")
+                         "(a VM): not run here; ksim runs it (label bpf-selftests: the ksim repro --ab lines)")
         elif len(patches) == 2 and kernel_suite(f):
             bad += harness_check(f, kernel_suite(f), ksrc, kver, [os.path.join(out, p) for p in patches])
         else:
