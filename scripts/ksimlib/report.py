@@ -769,6 +769,7 @@ def repro_check(f, ksrc, kver, fix):
     ks = kernel_suite(f)
     names = [f["reproducer"]] + [f"{ks.ctest}{x['part']}" for x in f["xfail"]
                                  if ks and x.get("note") == "the kernel-style check"]
+    names = list(dict.fromkeys(names))     # an entry per tree may name a test twice
     regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
     argv = [sys.executable, os.path.join(ROOT, "scripts", "ksim"), "repro", "--series", fix, "--ksrc",
             ksrc, "--ab", "--tests", regex, "--seed", "1"]
