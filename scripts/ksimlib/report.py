@@ -780,13 +780,11 @@ def repro_check(f, ksrc, kver, fix):
     bad = 0
     still = set(re.findall(r"^STILL FAILS  (\S+)", r.stdout, re.M))
     for n in names:
-        part = n.split("/", 2)[-1] if n.startswith(("regression/", "bpf-selftests/")) else n
-        # A failure that depends on addresses (every entry `sometimes`) may
-        # not show on the pristine side of one run: no flip to see, no
-        # disagreement either.
-        sometimes = all(x.get("sometimes") for x in f["xfail"]
-                        if x["part"] in (part, n, n.split("/", 1)[-1])) and any(
-            x["part"] in (part, n, n.split("/", 1)[-1]) for x in f["xfail"])
+        # A failure that depends on addresses (every entry of the test
+        # `sometimes`) may not show on the pristine side of one run: no flip
+        # to see, no disagreement either.
+        mine = [x for x in f["xfail"] if n == x["part"] or n.endswith("/" + x["part"])]
+        sometimes = bool(mine) and all(x.get("sometimes") for x in mine)
         ok = n in fixed
         if ok:
             what = "fails without the fix, passes with it: as expected"
