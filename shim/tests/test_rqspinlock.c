@@ -4,8 +4,9 @@
  * shim/locking/rqspinlock.c) and the fault engine's lock class: the lock
  * and its wrappers' preempt/irq bookkeeping, AA (-EDEADLK at once, holding
  * nothing new), ABBA between two threads (one of them gets -EDEADLK, the
- * other then gets its lock), a timeout (-ETIMEDOUT after the bounded wait,
- * not before), injection by site name (class=lock: only lock sites, per-site
+ * other then gets its lock), a timeout (-ETIMEDOUT after the bounded wait of
+ * a holder that runs, not before), none while the holder is off the CPU (the
+ * OS preempted it, which a kernel holder cannot be), injection by site name (class=lock: only lock sites, per-site
  * table, alloc sites untouched, and class=alloc leaving locks alone), and
  * the parser's class= key.
  */
@@ -117,6 +118,7 @@ KSIM_TEST(abba_deadlock)
 struct holder {
 	rqspinlock_t *lock;
 	int held, release;
+	long sleep_ns;	/* off the CPU this long while holding (preempted), or spin */
 };
 
 static void *hold_thread(void *arg)
@@ -126,7 +128,13 @@ static void *hold_thread(void *arg)
 	if (raw_res_spin_lock(h->lock))
 		return NULL;
 	__atomic_store_n(&h->held, 1, __ATOMIC_RELEASE);
-	ksim_test_wait_flag(&h->release);
+	if (h->sleep_ns) {
+		struct timespec d = { 0, h->sleep_ns };
+
+		nanosleep(&d, NULL);
+	} else
+		while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+			;
 	raw_res_spin_unlock(h->lock);
 	return NULL;
 }
@@ -168,6 +176,39 @@ KSIM_TEST(timeout)
 	ksim_rqspinlock_stats(&st);
 	KSIM_EXPECT_EQ(st.timeout, 1);
 	KSIM_EXPECT_EQ(st.aa + st.abba, 0);
+}
+
+/*
+ * A holder the OS has taken off the CPU is not a kernel holder that keeps
+ * the lock for the timeout (that one cannot be preempted): the waiter keeps
+ * waiting and gets the lock once the holder runs again.
+ */
+KSIM_TEST(no_timeout_while_holder_preempted)
+{
+	struct ksim_rqspinlock_stats st;
+	rqspinlock_t a;
+	struct holder h = { &a, .sleep_ns = 200 * 1000000L };
+	pthread_t t;
+	double t0, dt;
+	int ret;
+
+	raw_res_spin_lock_init(&a);
+	ksim_rqspinlock_stats_reset();
+	ksim_rqspinlock_timeout_ns = 20 * 1000000ULL;
+	pthread_create(&t, NULL, hold_thread, &h);
+	KSIM_ASSERT(ksim_test_wait_flag(&h.held));
+	/* The holder sleeps for ten timeouts, then lets go. */
+	t0 = now_s();
+	ret = raw_res_spin_lock(&a);
+	dt = now_s() - t0;
+	KSIM_EXPECT_EQ(ret, 0);
+	KSIM_EXPECT(dt >= 0.1, "got the lock after %.3f s", dt);
+	if (!ret)
+		raw_res_spin_unlock(&a);
+	pthread_join(t, NULL);
+	ksim_rqspinlock_timeout_ns = RES_DEF_TIMEOUT;
+	ksim_rqspinlock_stats(&st);
+	KSIM_EXPECT_EQ(st.timeout + st.aa + st.abba, 0);
 }
 
 /* Two lock sites and one allocation site, by function name. */

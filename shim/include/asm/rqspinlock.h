@@ -8,7 +8,8 @@
  *   -EDEADLK   AA: this thread already holds the lock, or ABBA: the holder
  *              waits for a lock this thread holds (checked while waiting);
  *   -ETIMEDOUT the lock stayed busy for ksim_rqspinlock_timeout_ns
- *              (RES_DEF_TIMEOUT, 0.25 s, by default);
+ *              (RES_DEF_TIMEOUT, 0.25 s, by default) of its holder's
+ *              running time, as a kernel holder cannot be preempted;
  *   -EDEADLK   injected by the fault engine (class lock, site = the calling
  *              kernel function), as a program re-entering on this CPU gets.
  * The raw_res_spin_lock*() wrappers disable preemption/irqs and undo that on
@@ -24,9 +25,14 @@
 
 #define RES_DEF_TIMEOUT		(1000000000ULL / 4)
 
-/* Same fields as a shim spinlock: a pthread mutex, the owner, a lockdep map. */
+/*
+ * Same fields as a shim spinlock (a pthread mutex, the owner, a lockdep map),
+ * and the count of acquisitions: a waiter's timeout restarts when the lock
+ * changes hands (shim/locking/rqspinlock.c).
+ */
 typedef struct rqspinlock {
 	__KSIM_SPIN_FIELDS;
+	unsigned long ksim_acquired;
 } rqspinlock_t;
 
 /* BPF programs' lock type (BTF); maps here have no BTF fields. */

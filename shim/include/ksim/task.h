@@ -43,6 +43,12 @@ struct ksim_task {
 	struct ksim_held_lock held[KSIM_MAX_HELD_LOCKS];
 	/* The res_spin_lock this thread waits for (ABBA checks read it). */
 	const struct lockdep_map *rq_waiting;
+	/*
+	 * This thread's CPU-time clock (a clockid_t), set when it first takes a
+	 * res_spin_lock: its waiters time out on the holder's running time.
+	 */
+	int rq_cpu_clock;
+	bool rq_cpu_clock_set;
 };
 
 extern __thread struct ksim_task ksim_current_task;
