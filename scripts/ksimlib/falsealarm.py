@@ -61,6 +61,13 @@ def main(argv=None):
                     cell["tests"] += 1
                     if st == "FAIL":
                         cell["failed"].setdefault(name, []).append(i)
+                        path, telling = matrix.keep_failure(
+                            dict(res, label=f"{label}-{tier}-run{i}"), name, "false-alarms")
+                        print(f"  {label} {tier}: run {i}: FAIL {name} (KSIM_SEED_SALT="
+                              f"false-alarms-{i}; output kept: {os.path.relpath(path, matrix.ROOT)})",
+                              flush=True)
+                        for l in telling:
+                            print(f"      {l[:300]}", flush=True)
                     elif st == "ATTR":
                         cell["attributed"] += 1
                     elif st == "XFAIL":

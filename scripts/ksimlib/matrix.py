@@ -104,6 +104,26 @@ def run_tree(label, ksrc, kver, args, preset=None, extra_env=None):
     return res
 
 
+# The lines of a failed test's output that say what failed (ksim's verdicts,
+# sanitizer headers, the seed to replay), for a report that is read once.
+_TELLING = re.compile(r"(ksim[-\w]*: (FAILED|NEW|test failure|problem)|ERROR: \w+Sanitizer|"
+                      r"WARNING: ThreadSanitizer|runtime error|^# seed |^# replay|Timeout|"
+                      r"assertion|Assertion)")
+
+
+def keep_failure(res, name, subdir):
+    """Keep a failed test's output under ksim-out/SUBDIR/ (the build's
+    CTest log is overwritten by the next run) -> (path, telling lines)."""
+    out = res["tests"].get(name, (False, ""))[1] or ""
+    d = os.path.join(ROOT, "ksim-out", subdir, re.sub(r"[^\w.-]+", "-", res["label"]))
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, re.sub(r"[^\w.-]+", "_", name) + ".log")
+    with open(path, "w") as f:
+        f.write(out)
+    lines = [l.strip() for l in out.splitlines() if _TELLING.search(l)]
+    return path, list(dict.fromkeys(lines))[:4]
+
+
 def status(res, name):
     if res["error"]:
         return "no build"
@@ -161,7 +181,11 @@ def main(argv=None):
             bad = True
         for n in names:
             if status(r, n) == "FAIL":
+                path, telling = keep_failure(r, n, "matrix")
                 print(f"{r['label']}: FAIL {n}: ctest --test-dir {r['build']} -R '^{re.escape(n)}$' "
                       f"--output-on-failure")
+                for l in telling:
+                    print(f"    {l[:300]}")
+                print(f"    output kept: {os.path.relpath(path, ROOT)}")
                 bad = True
     return 1 if bad else 0
