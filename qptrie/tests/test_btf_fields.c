@@ -64,9 +64,12 @@ static struct kobj *objs;
 static u32 nobjs, maxobjs;
 static long released_total;
 
+/* Called from RCU callbacks (another thread) while new_obj() adds objects. */
 static bool is_obj(const void *p)
 {
-	return p >= (void *)objs && p < (void *)(objs + nobjs) &&
+	u32 n = __atomic_load_n(&nobjs, __ATOMIC_ACQUIRE);
+
+	return p >= (void *)objs && p < (void *)(objs + n) &&
 	       ((uintptr_t)p - (uintptr_t)objs) % sizeof(*objs) == 0;
 }
 
@@ -95,8 +98,9 @@ static struct kobj *new_obj(u8 field)
 
 	BUG_ON(nobjs == maxobjs);
 	o = &objs[nobjs];
-	o->id = nobjs++;
+	o->id = nobjs;
 	o->field = field;
+	__atomic_store_n(&nobjs, nobjs + 1, __ATOMIC_RELEASE);
 	return o;
 }
 
