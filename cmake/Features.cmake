@@ -80,6 +80,10 @@ ksim_feature(KSIM_HAVE_BPF_BTF_RECORD FILE include/linux/bpf.h REGEX "^struct bt
   WHY "map values' special fields are described by a struct btf_record (6.2+; 6.1 has spin_lock_off/kptr_off_tab)")
 ksim_feature(KSIM_HAVE_BPF_CANCEL_FIELDS FILE kernel/bpf/hashtab.c REGEX "^static void check_and_cancel_fields\\("
   WHY "hashtab.c only cancels timers on delete/replace; kptrs stay with the element until it is freed (bpf_ma_set_dtor)")
+ksim_feature(KSIM_HAVE_BPF_LRU_FREE_LLIST FILE kernel/bpf/bpf_lru_list.h REGEX "struct llist_head free_llist;"
+  WHY "the common LRU's per-CPU free list is an llist (free_llist) beside pending_list, not lists[]")
+ksim_feature(KSIM_HAVE_BPF_LRU_PENDING_FREE FILE kernel/bpf/bpf_lru_list.h REGEX "u8 pending_free;"
+  WHY "an LRU node whose push_free could not take its lock stays on its list marked pending_free")
 ksim_feature(KSIM_HAVE_RQSPINLOCK FILE include/asm-generic/rqspinlock.h
   WHY "resilient queued spinlocks (res_spin_lock) for BPF maps")
 ksim_feature(KSIM_HAVE_BPF_F_DYNPTR_KEY FILE include/uapi/linux/bpf.h REGEX "BPF_F_DYNPTR_KEY"

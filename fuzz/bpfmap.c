@@ -353,6 +353,9 @@ static void check_walk(const char *when)
 
 static void check_all(const char *when)
 {
+	const char *why = ksim_bpf_model_pool(&M.m);
+
+	KSIM_FUZZ_CHECK(!why, "%s: %s", when, why);
 	check_walk(when);
 	for (u32 i = 0; i < MN; i++)
 		check_lookup(ME[i].key, ME[i].klen, when);

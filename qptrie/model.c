@@ -865,3 +865,28 @@ const char *ksim_bpf_model_mem_usage(struct ksim_bpf_model *m)
 	m->mu_n = m->n;
 	return why;
 }
+
+const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m)
+{
+	struct ksim_htab_pool p;
+
+	if (!(m->kind & KSIM_BPF_KIND_KERNEL) || !ksim_htab_pool(m->map, &p))
+		return NULL;
+	if (p.in_map != m->n && !(m->kind & KSIM_BPF_KIND_LRU))
+		return fail("pool: %u elements in the buckets, the model holds %u", p.in_map, m->n);
+	if (!p.lru && p.in_map + p.free + p.extra != p.total)
+		return fail("pool: %u elements in the map + %u on the free lists + %u extra = %u "
+			    "of %u preallocated: %d %s", p.in_map, p.free, p.extra,
+			    p.in_map + p.free + p.extra, p.total,
+			    (int)(p.total - (p.in_map + p.free + p.extra)),
+			    p.in_map + p.free + p.extra < p.total ? "lost" : "counted twice");
+	if (p.lru && p.on_lists != p.total)
+		return fail("pool: %u of %u preallocated LRU nodes on the LRU lists (%d %s)",
+			    p.on_lists, p.total, (int)(p.total - p.on_lists),
+			    p.on_lists < p.total ? "lost" : "counted twice");
+	if (p.lru && p.in_map + p.free + p.pending_free != p.total)
+		return fail("pool: %u LRU nodes in the map + %u free + %u pending free = %u of %u",
+			    p.in_map, p.free, p.pending_free, p.in_map + p.free + p.pending_free,
+			    p.total);
+	return NULL;
+}

@@ -849,6 +849,10 @@ static void teardown(void)
 	if (why || err != -ENOENT)
 		ksim_stress_fail(NULL, __FILE__, __LINE__, "final walk: %s (ended with %d)",
 				 why ?: "", err);
+	/* Quiescent now: every preallocated element in the map or back in its pool. */
+	why = ksim_bpf_model_pool(&mm);
+	if (why)
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "after the run: %s", why);
 	for (u32 k = 0; k < NKEYS; k++) {
 		model[k].present = ksim_bpf_model_find(&mm, keys[k].b, keys[k].len) >= 0;
 		if (model[k].present)

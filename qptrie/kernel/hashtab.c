@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kernel/bpf/hashtab.c from KSRC, unmodified. */
 #include <kernel/bpf/hashtab.c>
+#include <qptrie/model.h>	/* struct ksim_htab_pool */
 
 #if !KSIM_HAVE_RQSPINLOCK
 /*
@@ -67,4 +68,98 @@ int ksim_htab_lru_ref(struct bpf_map *map, const void *key, bool clear)
 	}
 	rcu_read_unlock();
 	return ref;
+}
+
+/* A node marked pending_free is on its list but out of the map (7.2+). */
+static void count_lru_node(struct ksim_htab_pool *p, struct bpf_lru_node *node, bool free)
+{
+	p->on_lists++;
+	if (free)
+		p->free++;
+#if KSIM_HAVE_BPF_LRU_PENDING_FREE
+	else if (READ_ONCE(node->pending_free))
+		p->pending_free++;
+#endif
+}
+
+static void count_lru_list(struct ksim_htab_pool *p, struct bpf_lru_list *l)
+{
+	struct bpf_lru_node *node;
+
+	for (int t = 0; t < NR_BPF_LRU_LIST_T; t++)
+		list_for_each_entry(node, &l->lists[t], list)
+			count_lru_node(p, node, t == BPF_LRU_LIST_T_FREE);
+}
+
+static void count_lru_locallist(struct ksim_htab_pool *p, struct bpf_lru_locallist *loc_l)
+{
+	struct bpf_lru_node *node;
+#if KSIM_HAVE_BPF_LRU_FREE_LLIST
+	struct llist_node *ln;
+
+	list_for_each_entry(node, &loc_l->pending_list, list)
+		count_lru_node(p, node, false);
+	for (ln = READ_ONCE(loc_l->free_llist.first); ln; ln = READ_ONCE(ln->next))
+		count_lru_node(p, container_of(ln, struct bpf_lru_node, llist), true);
+#else
+	for (int t = 0; t < NR_BPF_LRU_LOCAL_LIST_T; t++)
+		list_for_each_entry(node, &loc_l->lists[t], list)
+			count_lru_node(p, node,
+				       t + BPF_LOCAL_LIST_T_OFFSET == BPF_LRU_LOCAL_LIST_T_FREE);
+#endif
+}
+
+/*
+ * Ours, not the kernel's: where a preallocated hash map's elements are,
+ * counted through the kernel's own structures (qptrie/model.c judges it,
+ * ksim_bpf_model_pool()).  An element taken from its pool for an update
+ * that is then refused must go back: a lost one is no leak (the pool is one
+ * allocation) and no wrong answer at once, the map only holds fewer
+ * elements from then on.  Call it at a quiescent point (no operation in
+ * flight).  Returns false for maps that do not preallocate.
+ */
+bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct hlist_nulls_node *n;
+	struct htab_elem *l;
+	int cpu;
+
+	if (map->ops != &htab_map_ops && map->ops != &htab_lru_map_ops &&
+	    map->ops != &htab_percpu_map_ops && map->ops != &htab_lru_percpu_map_ops)
+		return false;
+	if (!htab_is_prealloc(htab))
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->total = map->max_entries;
+	if (htab_has_extra_elems(htab))
+		p->total += num_possible_cpus();
+	for (u32 i = 0; i < htab->n_buckets; i++)
+		hlist_nulls_for_each_entry(l, n, &htab->buckets[i].head, hash_node)
+			p->in_map++;
+	if (!htab_is_lru(htab)) {
+		struct pcpu_freelist_node *f;
+
+		for_each_possible_cpu(cpu) {
+			for (f = per_cpu_ptr(htab->freelist.freelist, cpu)->first; f; f = f->next)
+				p->free++;
+			if (htab->extra_elems && *per_cpu_ptr(htab->extra_elems, cpu))
+				p->extra++;
+		}
+		for (f = htab->freelist.extralist.first; f; f = f->next)
+			p->free++;
+		p->on_lists = p->free;
+		return true;
+	}
+	/* LRU: every node is on one list; the free ones are not in the map. */
+	p->lru = true;
+	if (htab->lru.percpu)
+		for_each_possible_cpu(cpu)
+			count_lru_list(p, per_cpu_ptr(htab->lru.percpu_lru, cpu));
+	else
+		count_lru_list(p, &htab->lru.common_lru.lru_list);
+	if (!htab->lru.percpu)
+		for_each_possible_cpu(cpu)
+			count_lru_locallist(p, per_cpu_ptr(htab->lru.common_lru.local_list, cpu));
+	return true;
 }

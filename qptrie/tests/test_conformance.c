@@ -384,6 +384,7 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	for (u32 i = 0; i < ops; i++) {
 		one_op(r);
 		JUDGE(ksim_bpf_model_mem_usage(&M.m));
+		JUDGE(ksim_bpf_model_pool(&M.m));
 		if (ksim_problem_count(KSIM_P_TEST) > 5)
 			break;
 	}
@@ -396,6 +397,7 @@ static void run_variant(const char *name, u32 ksize, u32 vsize, u32 max, u32 ops
 	for (u32 i = 0; i < 4 * max && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
 		one_op(r);
 		JUDGE(ksim_bpf_model_mem_usage(&M.m));
+		JUDGE(ksim_bpf_model_pool(&M.m));
 	}
 	ksim_bpf_map_free(M.map);
 	ksim_bpf_model_fini(&M.m);

@@ -269,6 +269,13 @@ static bool run(unsigned long nth)
 				       step, why);
 			break;
 		}
+		/* An element a refused update took from the pool went back. */
+		why = ksim_bpf_model_pool(&M);
+		if (why) {
+			ksim_test_fail(__FILE__, __LINE__, "pool", "%s nth=%lu step %d: %s", V->name, nth,
+				       step, why);
+			break;
+		}
 		/*
 		 * Objects freed with bpf_mem_cache_free_rcu() (7.x lpm_trie)
 		 * return to the cache when their grace period ends, on the RCU

@@ -27,7 +27,7 @@ REQUIRED = ("id", "subject", "kind", "component", "where", "status", "reach", "r
             "summary", "xfail")
 OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_with", "verify_with",
             "fix_subject")
-XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note"}
+XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note", "alone"}
 
 
 class TableError(Exception):
@@ -135,7 +135,7 @@ def by_id(fid):
 
 def xfails(context, kver):
     """The known failures of one table ("maple", "fuzz", ...) on kernel kver:
-    dicts with part, match (list of substrings), sometimes, why, id."""
+    dicts with part, match (list of substrings), sometimes, alone, why, id."""
     tree = tree_of(kver)
     out = []
     if tree is None:
@@ -149,6 +149,7 @@ def xfails(context, kver):
             if x.get("note"):
                 why += f" ({x['note']})"
             out.append({"part": x["part"], "match": x["match"].split(" && "), "raw": x["match"],
-                        "sometimes": bool(x.get("sometimes")), "why": why, "id": f["id"],
+                        "sometimes": bool(x.get("sometimes")), "alone": bool(x.get("alone")),
+                        "why": why, "id": f["id"],
                         "kind": f["kind"]})
     return out

@@ -177,6 +177,28 @@ const char *ksim_bpf_model_batch_walk(struct ksim_bpf_model *m, bool del, u32 ch
  */
 const char *ksim_bpf_model_mem_usage(struct ksim_bpf_model *m);
 
+/*
+ * Where a preallocated hash map's elements are (ksim_htab_pool(), counted
+ * through hashtab.c's own structures at a quiescent point): @total
+ * preallocated (max_entries, plus one extra element per CPU where the map
+ * keeps them), @in_map in the buckets, @free on free lists (the per-CPU
+ * freelist, or the LRU's free and local free lists), @extra held as a
+ * CPU's extra element; LRU maps (@lru): @on_lists on any LRU list,
+ * @pending_free of them out of the map, waiting to be reclaimed (7.2+).
+ */
+struct ksim_htab_pool {
+	u32 total, in_map, free, extra, on_lists, pending_free;
+	bool lru;
+};
+bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p);
+/*
+ * A preallocated hash map's pool is conserved: every element in the map, on
+ * exactly one free list or a CPU's extra element; on an LRU map every node
+ * on one list.  An update refused after it took an element (a failed bucket
+ * lock, an injected failure) must give it back.  No verdict for other maps.
+ */
+const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m);
+
 /* ---- what a BPF program sees (its helpers, under RCU, on one CPU) ---- */
 
 /*
