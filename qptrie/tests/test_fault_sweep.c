@@ -14,6 +14,9 @@
  * - after every operation, the key's value; at the end, a full
  *   get_next_key walk equals the model (LRU: after dropping the keys the
  *   map evicted, which only updates may do);
+ * - after every operation, the preallocated pool is conserved
+ *   (ksim_bpf_model_pool()); at the end, a preallocated hash map emptied
+ *   takes max_entries new keys (refill());
  * - after the map is freed and RCU callbacks ran, no object is left
  *   (error paths that forget a free show as a leak with its nth).
  *
@@ -141,6 +144,53 @@ static bool lru_reconcile(struct ksim_bpf_model *M, unsigned long nth, int step)
 	if (why)
 		ksim_test_fail(__FILE__, __LINE__, "LRU", "%s nth=%lu step %d: %s", V->name, nth, step, why);
 	return !why;
+}
+
+/*
+ * After the run's refused and failed commands, a preallocated hash map
+ * still holds max_entries keys: emptied, it takes MAXE new ones, each
+ * update 0 (an element a refused update kept from the pool shows here as
+ * -E2BIG before the map is full).  No failures injected meanwhile.  LRU
+ * maps may evict before they are full (a CPU's local free list can be empty
+ * while others' are not): the pool check judges them (ksim_bpf_model_pool()).
+ */
+static const char *refill(struct bpf_map *m, struct ksim_bpf_model *M, unsigned long nth)
+{
+	u8 kb[KLEN_MAX], val[VS] = { 0 };
+	const char *why = NULL;
+	int ret;
+
+	if (!is(KSIM_BPF_KIND_HASH) || is(KSIM_BPF_KIND_LRU) || !is(KSIM_BPF_KIND_KERNEL) ||
+	    (m->map_flags & BPF_F_NO_PREALLOC))
+		return NULL;
+	ksim_fault_suspend();
+	while (M->n) {
+		ret = ksim_bpf_map_delete(m, M->e[0].key, M->e[0].klen);
+		if (ret) {
+			why = "";
+			ksim_test_fail(__FILE__, __LINE__, "refill", "%s nth=%lu: delete of a present key = %d",
+				       V->name, nth, ret);
+			break;
+		}
+		ksim_bpf_model_del(M, 0);
+	}
+	for (u32 k = 0; !why && k < MAXE; k++) {
+		u32 len = key_of(k, kb);
+
+		ret = ksim_bpf_map_update(m, kb, len, val, BPF_NOEXIST);
+		if (ret) {
+			why = "";
+			ksim_test_fail(__FILE__, __LINE__, "refill",
+				       "%s nth=%lu: emptied, the map refused key %u of %u: %d", V->name, nth,
+				       k + 1, MAXE, ret);
+		} else {
+			ksim_bpf_model_put(M, kb, len, val);
+		}
+	}
+	if (!why && (why = ksim_bpf_model_pool(M)))
+		ksim_test_fail(__FILE__, __LINE__, "refill", "%s nth=%lu: %s", V->name, nth, why);
+	ksim_fault_resume();
+	return why;
 }
 
 /*
@@ -295,6 +345,8 @@ static bool run(unsigned long nth)
 			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu: %s (ended with %d)",
 				       V->name, nth, why ?: "", err);
 	}
+	if (!why)
+		why = refill(m, &M, nth);
 	ksim_bpf_map_free(m);
 	ksim_bpf_model_fini(&M);
 	return !why;
