@@ -8,10 +8,12 @@
  * userfaultfd contexts and event records, 6.12's VMA locks) go through the
  * shim's slab, so the fault engine fails them like any other.
  *
- * KSM and khugepaged: ksmd/khugepaged never run, so a registered mm is
- * never at the scan cursor and __ksm_exit()/__khugepaged_exit() always free
- * the slot at once (their "easy" path).  userfaultfd: the monitor reads
- * every event at once (a fork event hands it the child's context).
+ * KSM and khugepaged: their daemons run when a caller steps them
+ * (ksim_daemon_step(): stress/mm_stress's daemon threads) and scan a forked
+ * child when dup_mmap() has returned (ksim_daemons_visit()); an exit frees
+ * its slot at once unless it is at a daemon's cursor, which then frees it.
+ * userfaultfd: the monitor reads every event at once (a fork event hands it
+ * the child's context).
  */
 #include <mm_sim/kernel.h>
 #include <mm_sim/sim.h>
@@ -22,6 +24,7 @@
 
 #define P(kind, ...)	ksim_problem(kind, file, line, __VA_ARGS__)
 
+/* Under --sched a holder may yield (slab calls are yield points): taken through the scheduler. */
 static pthread_mutex_t ksim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmem_cache *ksm_slot_cache, *thp_slot_cache, *uffd_ctx_cache, *vma_lock_cache;
 static struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" */
@@ -65,6 +68,24 @@ static LIST_HEAD(thp_slots);
 /* this thread's fork: a best-effort registration that failed to allocate */
 static __thread bool ksim_fork_ksm_nomem, ksim_fork_thp_nomem;
 
+/*
+ * ksmd and khugepaged (mm/ksm.c ksm_do_scan(), mm/khugepaged.c
+ * khugepaged_do_scan()): each has one cursor, the registered mm it scans
+ * (ksm_scan.mm_slot, khugepaged_scan.mm_slot); an exiting mm at the
+ * cursor is left to the daemon to free.  Protected by ksim_hooks_lock
+ * (ksm_mmlist_lock, khugepaged_mm_lock).
+ */
+static struct ksim_daemon_state {
+	const char *name;
+	struct list_head *slots;
+	struct ksim_mm_slot *cursor;
+	bool trylock;			/* khugepaged: mmap_read_trylock(), skip the mm if held */
+	unsigned long steps, walks, vmas, freed;
+} ksim_daemons[] = {
+	[KSIM_KSMD] = { "ksmd", &ksm_slots },
+	[KSIM_KHUGEPAGED] = { "khugepaged", &thp_slots, .trylock = true },
+};
+
 static struct ksim_mm_slot *slot_lookup(struct list_head *head, struct mm_struct *mm)
 {
 	struct ksim_mm_slot *s;
@@ -90,7 +111,7 @@ static int ksim_ksm_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
 	slot->mm = mm;
 	slot->file = file;
 	slot->line = line;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&slot->list, &ksm_slots);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	mm->ksim_ksm_slot = slot;
@@ -112,24 +133,40 @@ int ksim_ksm_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SITE_ARGS)
 	return err;
 }
 
-/* include/linux/ksm.h ksm_exit() -> mm/ksm.c __ksm_exit() (the easy_to_free path) */
+/*
+ * include/linux/ksm.h ksm_exit() -> mm/ksm.c __ksm_exit(): the slot is freed
+ * at once (easy_to_free) unless it is at ksmd's cursor; then ksmd frees it
+ * when it sees the mm exiting, and the exit waits for ksmd to leave the mm
+ * (mmap_write_lock() and unlock).  ksmd may also have freed it already.
+ */
 void ksim_ksm_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
 {
 	struct ksim_mm_slot *slot;
+	bool flagged, at_cursor = false;
 
 	if (atomic_read(&mm->mm_users))
 		P(KSIM_P_TEST, "ksm_exit(): mm %d still has %d users", mm->ksim_id,
 		  atomic_read(&mm->mm_users));
 	if (!mmf_test(mm, MMF_VM_MERGEABLE))
 		return;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	flagged = mmf_test(mm, MMF_VM_MERGEABLE);	/* ksmd clears it under the lock */
 	slot = slot_lookup(&ksm_slots, mm);
-	if (slot)
+	if (slot && slot == ksim_daemons[KSIM_KSMD].cursor)
+		at_cursor = true;
+	else if (slot)
 		list_del(&slot->list);
 	pthread_mutex_unlock(&ksim_hooks_lock);
+	if (!flagged)
+		return;		/* ksmd saw the exit first and freed the slot */
 	if (!slot) {
-		/* ksmd never runs here, so nothing else frees a slot */
 		P(KSIM_P_TEST, "ksm_exit(): mm %d has MMF_VM_MERGEABLE but no mm_slot", mm->ksim_id);
+		return;
+	}
+	if (at_cursor) {
+		mm->ksim_daemon_deferred |= 1u << KSIM_KSMD;
+		mmap_write_lock(mm);
+		mmap_write_unlock(mm);
 		return;
 	}
 	mm->ksim_ksm_slot = NULL;
@@ -160,7 +197,7 @@ static void ksim_khugepaged_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
 	slot->mm = mm;
 	slot->file = file;
 	slot->line = line;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&slot->list, &thp_slots);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	mm->ksim_thp_slot = slot;
@@ -173,19 +210,29 @@ void ksim_khugepaged_fork(struct mm_struct *mm, struct mm_struct *oldmm, KSIM_SI
 		ksim_khugepaged_enter(mm, func, file, line);
 }
 
+/* mm/khugepaged.c __khugepaged_exit(): as __ksm_exit(), with khugepaged's cursor */
 void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
 {
 	struct ksim_mm_slot *slot;
+	bool at_cursor = false;
 
 	if (!mmf_test(mm, MMF_VM_HUGEPAGE))
 		return;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	slot = slot_lookup(&thp_slots, mm);
-	if (slot)
+	if (slot && slot == ksim_daemons[KSIM_KHUGEPAGED].cursor)
+		at_cursor = true;
+	else if (slot)
 		list_del(&slot->list);
 	pthread_mutex_unlock(&ksim_hooks_lock);
-	if (!slot)	/* the slot allocation failed: the flag stays, as in the kernel */
+	if (!slot)	/* the slot allocation failed (the flag stays), or khugepaged freed it */
 		return;
+	if (at_cursor) {
+		mm->ksim_daemon_deferred |= 1u << KSIM_KHUGEPAGED;
+		mmap_write_lock(mm);
+		mmap_write_unlock(mm);
+		return;
+	}
 	mm->ksim_thp_slot = NULL;
 	mmf_clear(mm, MMF_VM_HUGEPAGE);
 	kmem_cache_free(thp_slot_cache, slot);
@@ -210,6 +257,165 @@ bool ksim_mm_ksm_registered(struct mm_struct *mm)
 bool ksim_mm_thp_registered(struct mm_struct *mm)
 {
 	return mm->ksim_thp_slot && mmf_test(mm, MMF_VM_HUGEPAGE);
+}
+
+/*
+ * What ksmd and khugepaged do with a registered mm (mm/ksm.c
+ * scan_get_next_rmap_item(), mm/khugepaged.c khugepaged_scan_mm_slot()):
+ * take its mmap lock for reading (khugepaged only tries), leave it alone if
+ * it is exiting (ksm_test_exit(), collapse_test_exit(): no users left), else
+ * walk its VMAs with the tree's own iterator and read what they read.  Every
+ * entry must be a VMA of this mm, in address order: anything else is what
+ * the daemon would dereference as a VMA (an internal entry such as the
+ * XA_ZERO_ENTRY a failed 6.x dup_mmap() leaves in the child's tree, or a
+ * VMA of the parent that __mt_dup() copied).  The problem is reported at
+ * the call that registered the mm (#line: in the kernel's text).
+ */
+static long daemon_walk(struct ksim_daemon_state *d, struct mm_struct *mm, bool trylock,
+			const char *file, int line)
+{
+	struct vm_area_struct *vma;
+	unsigned long end = 0;
+	long n = 0;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	if (!trylock)
+		mmap_read_lock(mm);
+	else if (!mmap_read_trylock(mm))
+		return -EAGAIN;
+	if (!atomic_read(&mm->mm_users)) {
+		mmap_read_unlock(mm);
+		return -ESRCH;
+	}
+	for_each_vma(vmi, vma) {
+		if (xa_is_internal(vma)) {
+			P(KSIM_P_TEST, "%s: mm %d (registered here) has %s %p at [%#lx, %#lx] in its VMA "
+			  "tree, which %s would use as a VMA%s", d->name, mm->ksim_id,
+			  xa_is_zero(vma) ? "XA_ZERO_ENTRY" : "the internal entry", (void *)vma,
+			  vmi.mas.index, vmi.mas.last, d->name,
+			  mmf_test(mm, MMF_UNSTABLE) ? " (the mm is MMF_UNSTABLE: a failed dup_mmap())" : "");
+			break;
+		}
+		if (vma->vm_mm != mm || vma->vm_start >= vma->vm_end || vma->vm_start < end) {
+			P(KSIM_P_TEST, "%s: mm %d (registered here): VMA [%#lx, %#lx) of mm %d after %#lx%s",
+			  d->name, mm->ksim_id, vma->vm_start, vma->vm_end,
+			  vma->vm_mm ? vma->vm_mm->ksim_id : -1, end,
+			  mmf_test(mm, MMF_UNSTABLE) ? " (the mm is MMF_UNSTABLE: a failed dup_mmap())" : "");
+			break;
+		}
+		end = vma->vm_end;
+		/* the fields both daemons test first (VM_MERGEABLE/thp checks, anon_vma, the file) */
+		(void)READ_ONCE(vma->anon_vma);
+		(void)READ_ONCE(vma->vm_file);
+		n++;
+	}
+	mmap_read_unlock(mm);
+	__atomic_add_fetch(&d->walks, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&d->vmas, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+/*
+ * One scan step of a daemon: the mm at its cursor (or the first), walked,
+ * then the cursor moves on.  An mm found exiting is freed here, as the
+ * daemons do for a slot __ksm_exit()/__khugepaged_exit() left at the
+ * cursor: off the list, (ksmd) MMF_VM_MERGEABLE cleared, mmdrop() (under
+ * the lock, so an exit's reference count never sees a slot half gone).
+ */
+long ksim_daemon_step(enum ksim_daemon which)
+{
+	struct ksim_daemon_state *d = &ksim_daemons[which];
+	struct ksim_mm_slot *slot, *next;
+	struct mm_struct *mm;
+	const char *file;
+	int line;
+	long n;
+
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	slot = d->cursor ? d->cursor : list_first_entry_or_null(d->slots, struct ksim_mm_slot, list);
+	d->cursor = slot;
+	d->steps++;
+	if (slot) {
+		mm = slot->mm;
+		file = slot->file;
+		line = slot->line;
+	}
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	if (!slot)
+		return 0;
+	n = daemon_walk(d, mm, d->trylock, file, line);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	next = list_is_last(&slot->list, d->slots) ? NULL : list_next_entry(slot, list);
+	if (!atomic_read(&mm->mm_users)) {
+		list_del(&slot->list);
+		if (which == KSIM_KSMD) {
+			mm->ksim_ksm_slot = NULL;
+			mmf_clear(mm, MMF_VM_MERGEABLE);
+			kmem_cache_free(ksm_slot_cache, slot);
+		} else {
+			mm->ksim_thp_slot = NULL;	/* MMF_VM_HUGEPAGE stays (collect_mm_slot()) */
+			kmem_cache_free(thp_slot_cache, slot);
+		}
+		d->freed++;
+		mmdrop(mm);
+	}
+	d->cursor = next;
+	pthread_mutex_unlock(&ksim_hooks_lock);
+	return n;
+}
+
+/*
+ * ksmd and khugepaged may scan @mm whenever its mmap lock is free: the
+ * walk they would do, now, if it is on their lists (the caller holds a
+ * user of @mm, so its slots stay).
+ */
+void ksim_daemons_visit(struct mm_struct *mm)
+{
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++) {
+		struct ksim_daemon_state *d = &ksim_daemons[i];
+		struct ksim_mm_slot *slot;
+		const char *file = NULL;
+		int line = 0;
+
+		ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+		slot = slot_lookup(d->slots, mm);
+		if (slot) {
+			file = slot->file;
+			line = slot->line;
+		}
+		pthread_mutex_unlock(&ksim_hooks_lock);
+		if (slot)
+			daemon_walk(d, mm, false, file, line);
+	}
+}
+
+/* The daemons stop: each frees the exiting mm its cursor holds, then lets go of it. */
+void ksim_daemons_quiesce(void)
+{
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++) {
+		struct ksim_daemon_state *d = &ksim_daemons[i];
+
+		ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+		while (d->cursor && !atomic_read(&d->cursor->mm->mm_users)) {
+			pthread_mutex_unlock(&ksim_hooks_lock);
+			ksim_daemon_step(i);
+			ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+		}
+		d->cursor = NULL;
+		pthread_mutex_unlock(&ksim_hooks_lock);
+	}
+}
+
+void ksim_daemon_stats(enum ksim_daemon which, unsigned long *walks, unsigned long *vmas,
+		       unsigned long *freed)
+{
+	struct ksim_daemon_state *d = &ksim_daemons[which];
+
+	*walks = __atomic_load_n(&d->walks, __ATOMIC_RELAXED);
+	*vmas = __atomic_load_n(&d->vmas, __ATOMIC_RELAXED);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	*freed = d->freed;
+	pthread_mutex_unlock(&ksim_hooks_lock);
 }
 
 /* ---- uprobes: kernel/events/uprobes.c uprobe_dup_mmap() ---- */
@@ -273,7 +479,7 @@ static void uffd_ctx_put(struct userfaultfd_ctx *ctx)
 {
 	if (!atomic_dec_and_test(&ctx->refcount))
 		return;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_del(&ctx->all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	mmdrop(ctx->mm);
@@ -291,7 +497,7 @@ static struct userfaultfd_ctx *uffd_ctx_new(struct mm_struct *mm, unsigned long 
 	ctx->features = features;
 	ctx->mm = mm;
 	mmgrab(mm);
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&ctx->all, &uffd_all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	return ctx;
@@ -654,7 +860,7 @@ bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm)
 	struct userfaultfd_ctx *it;
 	bool live = false;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(it, &uffd_all, all)
 		if (it == ctx) {
 			live = it->mm == mm && !it->released && atomic_read(&it->refcount) > 0;
@@ -669,7 +875,7 @@ void ksim_uffd_close_all(void)
 	struct userfaultfd_ctx *ctx;
 
 	for (;;) {
-		pthread_mutex_lock(&ksim_hooks_lock);
+		ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 		ctx = NULL;
 		list_for_each_entry(ctx, &uffd_all, all)
 			if (ctx->fd_open)
@@ -708,7 +914,7 @@ struct mempolicy *__mpol_dup(struct mempolicy *old)
 		return ERR_PTR(-ENOMEM);
 	*new = *old;
 	atomic_set(&new->refcnt, 1);
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&new->ksim_all, &mpol_all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	return new;
@@ -722,7 +928,7 @@ void __mpol_put(struct mempolicy *pol)
 			     atomic_read(&pol->refcnt));
 	if (!atomic_dec_and_test(&pol->refcnt))
 		return;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_del(&pol->ksim_all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	kmem_cache_free(policy_cache, pol);
@@ -747,7 +953,7 @@ struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes)
 	atomic_set(&pol->refcnt, 1);
 	pol->mode = mode;
 	pol->nodes = nodes;
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&pol->ksim_all, &mpol_all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	return pol;
@@ -764,7 +970,7 @@ void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad)
 	struct mempolicy *pol, *it;
 	bool live = false;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	if (!vma) {
 		list_for_each_entry(it, &mpol_all, ksim_all)
 			it->ksim_refs = 0;
@@ -794,7 +1000,7 @@ unsigned long ksim_mpol_check_done(void)
 	struct mempolicy *it;
 	unsigned long bad = 0;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(it, &mpol_all, ksim_all)
 		if ((unsigned int)atomic_read(&it->refcnt) != it->ksim_refs) {
 			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
@@ -815,16 +1021,22 @@ void ksim_mmu_notifier_release(struct mm_struct *mm, KSIM_SITE_ARGS)
 		  atomic_read(&mm->mm_users));
 	if (mm->ksim_notifier_released++)
 		P(KSIM_P_TEST, "mmu_notifier_release(): mm %d released twice", mm->ksim_id);
-	/* __ksm_exit() syncs with break_cow "before pagetables are freed";
-	 * khugepaged_exit() "must run before exit_mmap" (kernel/fork.c) */
-	if (mm->ksim_ksm_slot)
+	/*
+	 * __ksm_exit() syncs with break_cow "before pagetables are freed";
+	 * khugepaged_exit() "must run before exit_mmap" (kernel/fork.c).  A
+	 * slot the exit left at a daemon's cursor stays until the daemon frees
+	 * it (which it may do at any time: under the lock).
+	 */
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	if (mm->ksim_ksm_slot && !(mm->ksim_daemon_deferred & (1u << KSIM_KSMD)))
 		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with KSM (at %s:%d): ksm_exit() must come first",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
-	if (mm->ksim_thp_slot)
+	if (mm->ksim_thp_slot && !(mm->ksim_daemon_deferred & (1u << KSIM_KHUGEPAGED)))
 		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with khugepaged (at %s:%d): khugepaged_exit() must come first",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_thp_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_thp_slot)->line);
+	pthread_mutex_unlock(&ksim_hooks_lock);
 }
 
 void ksim_mmu_notifier_range_init(struct mmu_notifier_range *r, struct mm_struct *mm,
@@ -874,7 +1086,7 @@ static unsigned long uffd_pending(void)
 	struct userfaultfd_ctx *ctx;
 	unsigned long n = 0;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(ctx, &uffd_all, all)
 		n += atomic_read(&ctx->mmap_changing) != 0;
 	pthread_mutex_unlock(&ksim_hooks_lock);
@@ -943,7 +1155,7 @@ static int uffd_refs(struct mm_struct *mm)
 	struct userfaultfd_ctx *ctx;
 	int n = 0;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(ctx, &uffd_all, all)
 		n += ctx->mm == mm;
 	pthread_mutex_unlock(&ksim_hooks_lock);
@@ -953,22 +1165,26 @@ static int uffd_refs(struct mm_struct *mm)
 /* mmput() is done and the caller still holds one mm_count reference. */
 void ksim_hooks_mm_put_done(struct mm_struct *mm)
 {
-	int extra = atomic_read(&mm->mm_count) - 1 - uffd_refs(mm);
+	int extra, deferred = 0, uffd = uffd_refs(mm);
 	const char *file = __FILE__;
 	int line = __LINE__;
 
-	if (extra <= 0)
-		return;
-	if (mm->ksim_ksm_slot)
+	/* a slot an exit left at a daemon's cursor is the daemon's to free */
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++)
+		deferred += ksim_daemons[i].cursor && ksim_daemons[i].cursor->mm == mm;
+	extra = atomic_read(&mm->mm_count) - 1 - deferred - uffd;
+	if (extra > 0 && mm->ksim_ksm_slot)
 		P(KSIM_P_TEST, "mm %d outlives mmput(): still registered with KSM (at %s:%d), its mmgrab() not dropped",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
-	if (mm->ksim_thp_slot)
+	if (extra > 0 && mm->ksim_thp_slot)
 		P(KSIM_P_TEST, "mm %d outlives mmput(): still registered with khugepaged (at %s:%d), its mmgrab() not dropped",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_thp_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_thp_slot)->line);
-	if (!mm->ksim_ksm_slot && !mm->ksim_thp_slot)
+	if (extra > 0 && !mm->ksim_ksm_slot && !mm->ksim_thp_slot)
 		P(KSIM_P_TEST, "mm %d outlives mmput(): %d mm_count references not dropped", mm->ksim_id, extra);
+	pthread_mutex_unlock(&ksim_hooks_lock);
 }
 
 void ksim_hooks_mm_free(struct mm_struct *mm)
@@ -990,7 +1206,7 @@ unsigned long ksim_hooks_check_global(void)
 	struct userfaultfd_ctx *ctx;
 	unsigned long bad = 0;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(s, &ksm_slots, list)
 		if (s->mm->ksim_ksm_slot != s || !mmf_test(s->mm, MMF_VM_MERGEABLE)) {
 			ksim_problem(KSIM_P_TEST, s->file, s->line,
@@ -1022,7 +1238,7 @@ unsigned long ksim_hooks_check_all_freed(void)
 	struct userfaultfd_ctx *ctx;
 	unsigned long bad = 0;
 
-	pthread_mutex_lock(&ksim_hooks_lock);
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_for_each_entry(s, &ksm_slots, list) {
 		ksim_problem(KSIM_P_TEST, s->file, s->line, "KSM mm_slot of mm %d never freed", s->mm->ksim_id);
 		bad++;

@@ -173,6 +173,12 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **childp)
 	ksim_hooks_fork_begin();
 	err = ksim_dup_mmap(child, parent);
 	ksim_hooks_fork_end(child, parent, err);
+	/*
+	 * The child's mmap lock is free from here on (until mmput() on
+	 * failure): ksmd and khugepaged may scan it if dup_mmap() put it on
+	 * their lists.
+	 */
+	ksim_daemons_visit(child);
 	ksim_set_current(NULL);
 	if (err) {
 		ksim_mm_exit(child);

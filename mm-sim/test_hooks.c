@@ -160,6 +160,91 @@ KSIM_TEST(hooks_checks_fire)
 	ksim_expect_problems(KSIM_P_LOCKDEP, ksim_problem_count(KSIM_P_LOCKDEP));
 }
 
+/*
+ * ksmd and khugepaged: a step walks the mm at the cursor; an mm that exits
+ * while at a cursor keeps its slot until the daemon's next step frees it
+ * (__ksm_exit()/__khugepaged_exit() leave it), and nothing leaks.
+ */
+KSIM_TEST(daemons_free_at_cursor)
+{
+	struct file *f = ksim_file_open("libc.so");
+	struct mm_struct *p = build_small(f, 0), *q = build_small(f, 0);
+	unsigned long walks, vmas, freed, freed0[KSIM_NR_DAEMONS];
+
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++)
+		ksim_daemon_stats(i, &walks, &vmas, &freed0[i]);
+	KSIM_ASSERT(!ksim_ksm_enable(p) && !ksim_ksm_enable(q));
+	ksim_khugepaged_enable(p);
+	ksim_khugepaged_enable(q);
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++)
+		KSIM_EXPECT(ksim_daemon_step(i) == 5, "%d: walked p", i);	/* p's 5 VMAs; cursor: q */
+	ksim_mm_exit(q);		/* at both cursors: left to the daemons */
+	KSIM_EXPECT(ksim_mm_ksm_registered(q) && ksim_mm_thp_registered(q), "q's slots left at the cursors");
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++) {
+		KSIM_EXPECT(ksim_daemon_step(i) == -ESRCH, "%d: q is exiting", i);
+		ksim_daemon_stats(i, &walks, &vmas, &freed);
+		KSIM_EXPECT(freed == freed0[i] + 1, "%d: q's slot freed by the daemon", i);
+	}
+	/* q is gone (the last mmdrop() was the daemon's); p again */
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++)
+		KSIM_EXPECT(ksim_daemon_step(i) == 5, "%d: p again", i);
+	ksim_mm_exit(p);
+	ksim_daemons_quiesce();
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
+/*
+ * The daemons' walk fires on what a failed 6.x dup_mmap() leaves in a
+ * registered child (XA_ZERO_ENTRY, then the parent's VMAs) and on a VMA
+ * of another mm; planted here and put back.
+ */
+KSIM_TEST(daemons_walk_checks_fire)
+{
+	struct file *f = ksim_file_open("libc.so");
+	struct mm_struct *p = build_small(f, 0), *q = build_small(f, 0);
+	struct vm_area_struct *vma;
+	unsigned long t0 = ksim_problem_count(KSIM_P_TEST);
+
+	KSIM_ASSERT(!ksim_ksm_enable(p));
+	ksim_khugepaged_enable(p);
+	ksim_daemons_visit(p);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0, "a sound tree");
+	{
+		MA_STATE(mas, &p->mm_mt, 0x600000, 0x600000);
+
+		mmap_write_lock(p);
+		vma = mas_walk(&mas);
+		KSIM_ASSERT(vma && vma->vm_start == 0x600000);
+		mas_set_range(&mas, vma->vm_start, vma->vm_end - 1);
+		mas_store_gfp(&mas, XA_ZERO_ENTRY, GFP_KERNEL);	/* same range: no allocation */
+		mmap_write_unlock(p);
+		ksim_daemons_visit(p);
+		KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0 + 2, "XA_ZERO_ENTRY: %lu",
+			    ksim_problem_count(KSIM_P_TEST) - t0);
+		mmap_write_lock(p);
+		mas_set_range(&mas, vma->vm_start, vma->vm_end - 1);
+		mas_store_gfp(&mas, vma, GFP_KERNEL);
+		vma->vm_mm = q;
+		mmap_write_unlock(p);
+		ksim_daemons_visit(p);
+		KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0 + 4, "another mm's VMA: %lu",
+			    ksim_problem_count(KSIM_P_TEST) - t0);
+		mmap_write_lock(p);
+		vma->vm_mm = p;
+		mmap_write_unlock(p);
+	}
+	ksim_daemons_visit(p);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_TEST) == t0 + 4, "put back");
+	ksim_expect_problems(KSIM_P_TEST, 4);
+	ksim_mm_exit(p);
+	ksim_mm_exit(q);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
 /* Per-VMA locks: readers, write locks until mmap_write_unlock(), the checks. */
 KSIM_TEST(vma_locks)
 {

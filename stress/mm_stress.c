@@ -26,6 +26,15 @@
  *     against the owner's versioned history (publish(), check_locked()):
  *     it must be a VMA that existed at that address during the read.
  *
+ * Daemons are ksmd and khugepaged (even and odd index): each step takes the
+ * next mm on the daemon's list (mm-sim's registration: a new process joins
+ * KSM or khugepaged as prctl()/madvise() would, fork passes it on), under
+ * its mmap lock walks its VMAs with the tree's iterator and checks each is
+ * a VMA of that mm, in order (ksim_daemon_step()).  They hold an mm only
+ * through its registration, as the real ones do, so they also reach
+ * children a failed fork left registered and exiting mms left at their
+ * cursor, which they free.
+ *
  * A slot's mm pointer is protected by a per-slot rwlock standing in for
  * mmget_not_zero()/mmput(): readers hold it for reading while they use
  * the mm; the owner takes it for writing to exit a process or install a
@@ -221,6 +230,11 @@ static void owner_op(struct ksim_stress_thread *t, struct owner *o, struct ksim_
 
 		if (!mm)
 			return;
+		/* prctl(PR_SET_MEMORY_MERGE), MADV_HUGEPAGE: best effort (-ENOMEM under --fault) */
+		if (ksim_rng_below(rng, 2))
+			(void)ksim_ksm_enable(mm);
+		if (ksim_rng_below(rng, 2))
+			ksim_khugepaged_enable(mm);
 		ksim_sched_wrlock(&s->lock, "a process slot");
 		seq_begin(s);
 		s->mm = mm;
@@ -785,6 +799,23 @@ static void reader(struct ksim_stress_thread *t)
 	}
 }
 
+static void daemon(struct ksim_stress_thread *t)
+{
+	while (ksim_stress_running()) {
+		long n = ksim_daemon_step(t->index % KSIM_NR_DAEMONS);
+
+		ksim_stress_op(t);
+		if (n > 0)
+			ksim_stress_checks(t, n);
+		/* the real ones sleep between scans: leave the CPU (the baton) to the owners */
+		if (ksim_sched_current())
+			for (int k = 0; k < 32 && ksim_stress_running(); k++)
+				ksim_sched_block("a daemon's sleep");
+		else
+			sched_yield();
+	}
+}
+
 static void setup(void)
 {
 	nr_owners = ksim_stress_threads(1);
@@ -829,6 +860,7 @@ static void teardown(void)
 		ksim_file_close(owners[w].files[0]);
 		ksim_file_close(owners[w].files[1]);
 	}
+	ksim_daemons_quiesce();	/* frees what exits left at their cursors */
 	if (ksim_mm_check_all_freed())
 		ksim_stress_fail(NULL, __FILE__, __LINE__, "something left at the end");
 	free(owners);
@@ -836,9 +868,31 @@ static void teardown(void)
 		"(a VMA there, an op in flight), %lu no VMA, %lu skipped (history left the ring); "
 		"%lu /proc maps walks (lock_next_vma) checked, %lu VMAs listed again extended\n",
 		n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again);
+	for (int i = 0; i < KSIM_NR_DAEMONS; i++) {
+		unsigned long walks, vmas, freed;
+
+		ksim_daemon_stats(i, &walks, &vmas, &freed);
+		fprintf(stderr, "# %s: %lu mm walks, %lu VMAs checked, %lu exiting mms freed at its cursor\n",
+			i == KSIM_KSMD ? "ksmd" : "khugepaged", walks, vmas, freed);
+	}
 }
 
-KSIM_STRESS_READERS_WRITERS("mm",
-	"mm-sim processes: owners mmap/munmap/mprotect/touch/fork/exit their processes\n"
-	"against exact models; readers find_vma() under mmap_read_lock against the\n"
-	"owners' models, and walk the VMA trees locklessly under RCU.")
+static struct ksim_stress mm_stress = {
+	.name = "mm",
+	.what = "mm-sim processes: owners mmap/munmap/mprotect/touch/fork/exit their processes\n"
+		"against exact models; readers find_vma() under mmap_read_lock against the\n"
+		"owners' models, and walk the VMA trees locklessly under RCU; daemons (ksmd,\n"
+		"khugepaged) walk the registered mms as the kernel's do.",
+	.roles = {
+		{ .name = "reader", .nr = 2, .fn = reader },
+		{ .name = "writer", .nr = 2, .fn = writer },
+		{ .name = "daemon", .nr = 2, .fn = daemon },
+	},
+	.setup = setup,
+	.teardown = teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return ksim_stress_main(&mm_stress, argc, argv);
+}

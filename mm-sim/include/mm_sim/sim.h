@@ -222,6 +222,19 @@ int ksim_ksm_enable(struct mm_struct *mm);
 void ksim_khugepaged_enable(struct mm_struct *mm);
 bool ksim_mm_ksm_registered(struct mm_struct *mm);
 bool ksim_mm_thp_registered(struct mm_struct *mm);
+/*
+ * ksmd and khugepaged as threads (hooks.c): a scan step walks the next
+ * registered mm's VMAs under its mmap lock and checks what it sees; an
+ * exiting mm left at a daemon's cursor is freed by the daemon.  visit: the
+ * walk both would do on @mm now, if it is registered.  quiesce: before the
+ * final checks, with no daemon step running.
+ */
+enum ksim_daemon { KSIM_KSMD, KSIM_KHUGEPAGED, KSIM_NR_DAEMONS };
+long ksim_daemon_step(enum ksim_daemon which);
+void ksim_daemons_visit(struct mm_struct *mm);
+void ksim_daemons_quiesce(void);
+void ksim_daemon_stats(enum ksim_daemon which, unsigned long *walks, unsigned long *vmas,
+		       unsigned long *freed);
 void ksim_mm_set_has_uprobes(struct mm_struct *mm);
 bool ksim_mm_has_uprobes(struct mm_struct *mm);	/* MMF_HAS_UPROBES and MMF_RECALC_UPROBES */
 /* userfaultfd: a context (the monitor holds its file) and its registered ranges */
