@@ -71,6 +71,27 @@ bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 }
 
 /*
+ * /proc/PID/maps without per-VMA locks (the trees without lock_next_vma()):
+ * fs/proc/task_mmu.c's m_start() takes the mmap read lock and the walk goes
+ * with the tree's own iterator; here the whole file is one read() chunk.
+ */
+long ksim_mm_maps_walk_locked(struct mm_struct *mm, struct ksim_vma_info *out, int max)
+{
+	struct vm_area_struct *vma;
+	long n = 0;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (n < max)
+			ksim_vma_info_fill(vma, &out[n]);
+		n++;
+	}
+	mmap_read_unlock(mm);
+	return n;
+}
+
+/*
  * /proc/PID/maps under per-VMA locks (7.x): fs/proc/task_mmu.c's walk, its
  * glue simulated, its core the tree's lock_next_vma() (extracted): under
  * RCU, each VMA read-locked in turn from the end of the previous one, the

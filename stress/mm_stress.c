@@ -25,6 +25,10 @@
  *     with the tree's lock_vma_under_rcu() and no mmap lock, and check it
  *     against the owner's versioned history (publish(), check_locked()):
  *     it must be a VMA that existed at that address during the read.
+ *   - read /proc/PID/maps: with the tree's lock_next_vma() where it has
+ *     one (each VMA read-locked in turn, no mmap lock), else under
+ *     mmap_read_lock, and check the listing against the history
+ *     (check_maps()).
  *
  * Daemons are ksmd and khugepaged (even and odd index): each step takes the
  * next mm on the daemon's list (mm-sim's registration: a new process joins
@@ -745,12 +749,13 @@ static void reader(struct ksim_stress_thread *t)
 						  addr, vi.start, vi.end, vi.flags & CMP_MASK, vi.pgoff, mf, mp);
 			continue;
 		}
-		if (how == 0 && maps_walk && ksim_rng_below(&t->rng, 2)) {
+		if (how == 0 && ksim_rng_below(&t->rng, 2)) {	/* a read of /proc/PID/maps */
 			static __thread struct ksim_vma_info mv[HVMAS + 1];
 			long n;
 
 			s1 = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-			n = ksim_mm_maps_walk(s->mm, mv, HVMAS + 1);
+			n = maps_walk ? ksim_mm_maps_walk(s->mm, mv, HVMAS + 1) :
+					ksim_mm_maps_walk_locked(s->mm, mv, HVMAS + 1);
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			s2 = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 			pthread_rwlock_unlock(&s->lock);
@@ -866,8 +871,9 @@ static void teardown(void)
 	free(owners);
 	fprintf(stderr, "# lock_vma_under_rcu: %lu locked and found in the history, %lu fell back "
 		"(a VMA there, an op in flight), %lu no VMA, %lu skipped (history left the ring); "
-		"%lu /proc maps walks (lock_next_vma) checked, %lu VMAs listed again extended\n",
-		n_locked, n_fallback, n_none, n_gone, n_maps, n_maps_again);
+		"%lu /proc maps walks (%s) checked, %lu VMAs listed again extended\n",
+		n_locked, n_fallback, n_none, n_gone, n_maps,
+		maps_walk ? "lock_next_vma" : "under mmap_read_lock", n_maps_again);
 	for (int i = 0; i < KSIM_NR_DAEMONS; i++) {
 		unsigned long walks, vmas, freed;
 

@@ -60,6 +60,8 @@ bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
  * the tree has no lock_next_vma().
  */
 long ksim_mm_maps_walk(struct mm_struct *mm, struct ksim_vma_info *out, int max);
+/* The same file on a tree without lock_next_vma(): under the mmap read lock. */
+long ksim_mm_maps_walk_locked(struct mm_struct *mm, struct ksim_vma_info *out, int max);
 
 /* The fake pfn mapped at @addr, 0 if no page is mapped there. */
 unsigned long ksim_mm_pfn(struct mm_struct *mm, unsigned long addr);
