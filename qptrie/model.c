@@ -874,6 +874,17 @@ const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m)
 		return NULL;
 	if (p.in_map != m->n && !(m->kind & KSIM_BPF_KIND_LRU))
 		return fail("pool: %u elements in the buckets, the model holds %u", p.in_map, m->n);
+	if (p.mem_alloc && p.ma_live != p.in_map)
+		return fail("pool: %u elements in the buckets, %lu allocated from the map's bpf_mem_alloc "
+			    "(%ld %s)", p.in_map, p.ma_live, (long)(p.ma_live - p.in_map),
+			    p.ma_live > p.in_map ? "lost: allocated, in no bucket, never freed" :
+			    "freed while in a bucket");
+	if (p.mem_alloc && p.percpu && p.pcpu_ma_live != p.in_map)
+		return fail("pool: %u elements in the buckets, %lu per-CPU values allocated from the map's "
+			    "pcpu_ma (%ld %s)", p.in_map, p.pcpu_ma_live, (long)(p.pcpu_ma_live - p.in_map),
+			    p.pcpu_ma_live > p.in_map ? "lost" : "freed while in use");
+	if (p.mem_alloc)
+		return NULL;
 	if (!p.lru && p.in_map + p.free + p.extra != p.total)
 		return fail("pool: %u elements in the map + %u on the free lists + %u extra = %u "
 			    "of %u preallocated: %d %s", p.in_map, p.free, p.extra,

@@ -2,6 +2,7 @@
 /* kernel/bpf/hashtab.c from KSRC, unmodified. */
 #include <kernel/bpf/hashtab.c>
 #include <qptrie/model.h>	/* struct ksim_htab_pool */
+#include <ksim/bpf_mem.h>
 
 #if !KSIM_HAVE_RQSPINLOCK
 /*
@@ -115,8 +116,10 @@ static void count_lru_locallist(struct ksim_htab_pool *p, struct bpf_lru_localli
  * ksim_bpf_model_pool()).  An element taken from its pool for an update
  * that is then refused must go back: a lost one is no leak (the pool is one
  * allocation) and no wrong answer at once, the map only holds fewer
- * elements from then on.  Call it at a quiescent point (no operation in
- * flight).  Returns false for maps that do not preallocate.
+ * elements from then on.  Maps that do not preallocate: the elements in
+ * the buckets and the objects their bpf_mem_alloc caches have out.  Call it
+ * at a quiescent point (no operation in flight).  Returns false for other
+ * maps.
  */
 bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
 {
@@ -128,9 +131,23 @@ bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
 	if (map->ops != &htab_map_ops && map->ops != &htab_lru_map_ops &&
 	    map->ops != &htab_percpu_map_ops && map->ops != &htab_lru_percpu_map_ops)
 		return false;
-	if (!htab_is_prealloc(htab))
-		return false;
 	memset(p, 0, sizeof(*p));
+	if (!htab_is_prealloc(htab)) {
+		struct ksim_bpf_mem_stats st;
+
+		for (u32 i = 0; i < htab->n_buckets; i++)
+			hlist_nulls_for_each_entry(l, n, &htab->buckets[i].head, hash_node)
+				p->in_map++;
+		p->mem_alloc = true;
+		ksim_bpf_mem_stats(&htab->ma, &st);
+		p->ma_live = st.live;
+		p->percpu = htab_is_percpu(htab);
+		if (p->percpu) {
+			ksim_bpf_mem_stats(&htab->pcpu_ma, &st);
+			p->pcpu_ma_live = st.live;
+		}
+		return true;
+	}
 	p->total = map->max_entries;
 	if (htab_has_extra_elems(htab))
 		p->total += num_possible_cpus();

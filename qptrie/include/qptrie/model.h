@@ -189,13 +189,19 @@ const char *ksim_bpf_model_mem_usage(struct ksim_bpf_model *m);
 struct ksim_htab_pool {
 	u32 total, in_map, free, extra, on_lists, pending_free;
 	bool lru;
+	/* maps without preallocation: objects of htab->ma (and pcpu_ma) allocated now */
+	bool mem_alloc, percpu;
+	unsigned long ma_live, pcpu_ma_live;
 };
 bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p);
 /*
  * A preallocated hash map's pool is conserved: every element in the map, on
  * exactly one free list or a CPU's extra element; on an LRU map every node
  * on one list.  An update refused after it took an element (a failed bucket
- * lock, an injected failure) must give it back.  No verdict for other maps.
+ * lock, an injected failure) must give it back.  A hash map without
+ * preallocation holds exactly the objects its bpf_mem_alloc caches have
+ * handed out and not taken back (elements; per-CPU values).  No verdict for
+ * other maps.
  */
 const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m);
 

@@ -484,6 +484,16 @@ void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 					drain_cache(&per_cpu_ptr(ma->caches, cpu)->cache[i]);
 		free_percpu(ma->caches);
 	}
+	/*
+	 * Every user frees its objects before it destroys the allocator
+	 * (htab_map_free(), trie_free(), ...): one still allocated here is
+	 * lost to its user.  (The kernel's check_leaked_objs() looks only at
+	 * the allocator's own lists; the object stays as leaked slab memory.)
+	 */
+	if (__atomic_load_n(&k->st.live, __ATOMIC_RELAXED))
+		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
+			     "bpf_mem_alloc_destroy(): %lu objects of this allocator were never freed by its user",
+			     __atomic_load_n(&k->st.live, __ATOMIC_RELAXED));
 	if (ma->dtor_ctx_free)
 		ma->dtor_ctx_free(ma->dtor_ctx);
 	free(k->quarantine);
