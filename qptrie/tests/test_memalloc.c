@@ -240,3 +240,22 @@ KSIM_TEST(checking_stale_write_caught_by_poison)
 	bpf_mem_alloc_destroy(&ma);	/* leaves quarantine: poison checked */
 	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
 }
+
+/* An object its user never frees is reported when the allocator is destroyed. */
+KSIM_TEST(destroy_reports_objects_never_freed)
+{
+	struct bpf_mem_alloc ma;
+	struct elem *a, *b;
+
+	ksim_bpf_mem_set_mode(KSIM_BPF_MEM_FAITHFUL);
+	KSIM_ASSERT(bpf_mem_alloc_init(&ma, sizeof(struct elem), false) == 0);
+	a = bpf_mem_cache_alloc(&ma);
+	b = bpf_mem_cache_alloc(&ma);
+	KSIM_ASSERT(a && b);
+	bpf_mem_cache_free(&ma, a);	/* b is lost */
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LEAK) == 0);
+	bpf_mem_alloc_destroy(&ma);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_LEAK) == 1, "%lu", ksim_problem_count(KSIM_P_LEAK));
+	ksim_expect_problems(KSIM_P_LEAK, 1);
+	kfree((char *)b - sizeof(void *));	/* the unit (its header in front), or the slab check reports it too */
+}

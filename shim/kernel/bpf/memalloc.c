@@ -494,6 +494,16 @@ void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
 			     "bpf_mem_alloc_destroy(): %lu objects of this allocator were never freed by its user",
 			     __atomic_load_n(&k->st.live, __ATOMIC_RELAXED));
+	/*
+	 * Our own books: every unit taken from kmalloc is now either handed
+	 * out (live) or back in kmalloc (the lists and the quarantine are
+	 * drained, the grace periods over).
+	 */
+	if (k->st.kmalloced - k->st.kfreed != k->st.live)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "bpf_mem_alloc emulation: %lu units from kmalloc, %lu returned, %lu live: %ld unaccounted",
+			     k->st.kmalloced, k->st.kfreed, k->st.live,
+			     (long)(k->st.kmalloced - k->st.kfreed - k->st.live));
 	if (ma->dtor_ctx_free)
 		ma->dtor_ctx_free(ma->dtor_ctx);
 	free(k->quarantine);
