@@ -347,14 +347,25 @@ def kernel_files(build, targets, ksrc):
             if m and not (m.group(1) or "").startswith("||") and not m.group(2).startswith("/"):
                 stack.append(m.group(2))
     files = set()
-    top = os.path.realpath(ksrc) + os.sep
+    # A file of a tree made with `cp -rs` is a link to another tree: its
+    # path, not its target, says which tree it belongs to.
+    tops = {os.path.realpath(ksrc) + os.sep, os.path.abspath(ksrc) + os.sep}
+
+    def in_tree(path):
+        for cand in (os.path.normpath(path), os.path.realpath(path)):
+            for top in tops:
+                if cand.startswith(top):
+                    return cand[len(top):]
+        return None
+
     btop = os.path.realpath(build) + os.sep
     for l in ninja("deps", *objs).splitlines() if objs else []:
         p = l.strip()
         if p and not l.startswith(p):
+            kp = in_tree(os.path.join(build, p))
             rp = os.path.realpath(os.path.join(build, p))
-            if rp.startswith(top):
-                files.add(rp[len(top):])
+            if kp:
+                files.add(kp)
             elif rp.startswith(btop):
                 # A generated file (ksim-extract's functions, mm-sim/gen/):
                 # its #line directives name the kernel files it holds.
@@ -363,9 +374,9 @@ def kernel_files(build, targets, ksrc):
                 except OSError:
                     continue
                 for m in re.finditer(r'^#line \d+ "([^"]+)"', text, re.M):
-                    kp = os.path.realpath(m.group(1))
-                    if kp.startswith(top):
-                        files.add(kp[len(top):])
+                    kp = in_tree(m.group(1))
+                    if kp:
+                        files.add(kp)
     return files
 
 

@@ -300,9 +300,11 @@ class Tree:
         return any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.parts)
 
     def own(self, path):
-        """Give the scratch tree its own copy of a hard-linked file."""
+        """Give the scratch tree its own copy of a hard-linked file, or of
+        a symbolic link's target (a KSRC made with `cp -rs`): a write must
+        never reach the tree it was made from."""
         f = os.path.join(self.dir, path)
-        if os.path.isfile(f) and os.stat(f).st_nlink > 1:
+        if os.path.isfile(f) and (os.path.islink(f) or os.stat(f).st_nlink > 1):
             tmp = f + ".ksim-own"
             shutil.copyfile(f, tmp)
             shutil.copymode(f, tmp)
