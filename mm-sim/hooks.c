@@ -80,6 +80,7 @@ static struct ksim_daemon_state {
 	struct list_head *slots;
 	struct ksim_mm_slot *cursor;
 	bool trylock;			/* khugepaged: mmap_read_trylock(), skip the mm if held */
+	bool busy;			/* a thread is this daemon now (the kernel runs one) */
 	unsigned long steps, walks, vmas, freed;
 } ksim_daemons[] = {
 	[KSIM_KSMD] = { "ksmd", &ksm_slots },
@@ -332,8 +333,13 @@ long ksim_daemon_step(enum ksim_daemon which)
 	long n;
 
 	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	if (d->busy) {
+		pthread_mutex_unlock(&ksim_hooks_lock);
+		return 0;
+	}
 	slot = d->cursor ? d->cursor : list_first_entry_or_null(d->slots, struct ksim_mm_slot, list);
 	d->cursor = slot;
+	d->busy = slot != NULL;
 	d->steps++;
 	if (slot) {
 		mm = slot->mm;
@@ -360,6 +366,7 @@ long ksim_daemon_step(enum ksim_daemon which)
 		mmdrop(mm);
 	}
 	d->cursor = next;
+	d->busy = false;
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	return n;
 }

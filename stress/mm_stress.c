@@ -30,7 +30,8 @@
  *     mmap_read_lock, and check the listing against the history
  *     (check_maps()).
  *
- * Daemons are ksmd and khugepaged (even and odd index): each step takes the
+ * Daemons are ksmd and khugepaged (even and odd index; one thread at a time
+ * is each, as in the kernel): each step takes the
  * next mm on the daemon's list (mm-sim's registration: a new process joins
  * KSM or khugepaged as prctl()/madvise() would, fork passes it on), under
  * its mmap lock walks its VMAs with the tree's iterator and checks each is
