@@ -454,6 +454,13 @@ static void drain_cache(struct bpf_mem_cache *c)
 	pthread_mutex_destroy(&c->lock);
 }
 
+/* Field by field: RCU callbacks (deferred_cb()) update them meanwhile. */
+static void stats_copy(struct ksim_bpf_ma *k, struct ksim_bpf_mem_stats *st)
+{
+	for (size_t i = 0; i < sizeof(*st) / sizeof(unsigned long); i++)
+		((unsigned long *)st)[i] = __atomic_load_n((unsigned long *)&k->st + i, __ATOMIC_RELAXED);
+}
+
 void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 {
 	struct ksim_bpf_ma *k = ma->ksim;
@@ -499,11 +506,15 @@ void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 	 * out (live) or back in kmalloc (the lists and the quarantine are
 	 * drained, the grace periods over).
 	 */
-	if (k->st.kmalloced - k->st.kfreed != k->st.live)
-		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-			     "bpf_mem_alloc emulation: %lu units from kmalloc, %lu returned, %lu live: %ld unaccounted",
-			     k->st.kmalloced, k->st.kfreed, k->st.live,
-			     (long)(k->st.kmalloced - k->st.kfreed - k->st.live));
+	{
+		struct ksim_bpf_mem_stats st;
+
+		stats_copy(k, &st);
+		if (st.kmalloced - st.kfreed != st.live)
+			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+				     "bpf_mem_alloc emulation: %lu units from kmalloc, %lu returned, %lu live: %ld unaccounted",
+				     st.kmalloced, st.kfreed, st.live, (long)(st.kmalloced - st.kfreed - st.live));
+	}
 	if (ma->dtor_ctx_free)
 		ma->dtor_ctx_free(ma->dtor_ctx);
 	free(k->quarantine);
@@ -729,7 +740,7 @@ void ksim_bpf_mem_stats(struct bpf_mem_alloc *ma, struct ksim_bpf_mem_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (!k)
 		return;
-	*st = k->st;
+	stats_copy(k, st);
 	for_each_possible_cpu(cpu) {
 		if (ma->cache)
 			st->bytes_cached += cache_bytes(per_cpu_ptr(ma->cache, cpu));
