@@ -165,7 +165,6 @@ void ksim_ksm_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
 		return;
 	}
 	if (at_cursor) {
-		mm->ksim_daemon_deferred |= 1u << KSIM_KSMD;
 		mmap_write_lock(mm);
 		mmap_write_unlock(mm);
 		return;
@@ -229,7 +228,6 @@ void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS)
 	if (!slot)	/* the slot allocation failed (the flag stays), or khugepaged freed it */
 		return;
 	if (at_cursor) {
-		mm->ksim_daemon_deferred |= 1u << KSIM_KHUGEPAGED;
 		mmap_write_lock(mm);
 		mmap_write_unlock(mm);
 		return;
@@ -1032,14 +1030,15 @@ void ksim_mmu_notifier_release(struct mm_struct *mm, KSIM_SITE_ARGS)
 	 * __ksm_exit() syncs with break_cow "before pagetables are freed";
 	 * khugepaged_exit() "must run before exit_mmap" (kernel/fork.c).  A
 	 * slot the exit left at a daemon's cursor stays until the daemon frees
-	 * it (which it may do at any time: under the lock).
+	 * it (which it may do at any time: under the lock); the daemon never
+	 * moves its cursor off an exiting mm without freeing its slot.
 	 */
 	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
-	if (mm->ksim_ksm_slot && !(mm->ksim_daemon_deferred & (1u << KSIM_KSMD)))
+	if (mm->ksim_ksm_slot && mm->ksim_ksm_slot != ksim_daemons[KSIM_KSMD].cursor)
 		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with KSM (at %s:%d): ksm_exit() must come first",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_ksm_slot)->line);
-	if (mm->ksim_thp_slot && !(mm->ksim_daemon_deferred & (1u << KSIM_KHUGEPAGED)))
+	if (mm->ksim_thp_slot && mm->ksim_thp_slot != ksim_daemons[KSIM_KHUGEPAGED].cursor)
 		P(KSIM_P_TEST, "exit_mmap(): mm %d is still registered with khugepaged (at %s:%d): khugepaged_exit() must come first",
 		  mm->ksim_id, ((struct ksim_mm_slot *)mm->ksim_thp_slot)->file,
 		  ((struct ksim_mm_slot *)mm->ksim_thp_slot)->line);

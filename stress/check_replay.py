@@ -11,9 +11,9 @@ unscheduled thread) and replay commands would not replay.
 
 A run the kernel code crashes has no SUMMARY line; two runs that crash
 alike (the first problem reported, addresses aside, and the fault
-injector's digest) replay too.  Whether the crash is a known kernel bug is
-the business of the program's own stress tests, which judge the same
-seeds through the findings; this test judges the replay.
+injector's digest) replay too.  This test judges the replay only; kernel
+failures are judged by the program's own stress tests (their own seeds,
+through the findings).
 """
 import re
 import subprocess
@@ -45,8 +45,8 @@ def main():
     b, fb, _ = run(cmd)
     print(f"run 1: {a} {fa}\nrun 2: {b} {fb}")
     if not a and not b and fa.strip(" |") and fa == fb:
-        print("ksim: both runs crashed alike (the kernel code failed; the program's own stress "
-              "tests judge that): the schedule replays")
+        print("ksim: both runs crashed alike: the schedule replays up to the crash (the kernel "
+              "failure itself is not judged here)")
         return 0
     if not a or "steps" not in a:
         sys.stdout.write(out)

@@ -132,12 +132,12 @@ bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
 	    map->ops != &htab_percpu_map_ops && map->ops != &htab_lru_percpu_map_ops)
 		return false;
 	memset(p, 0, sizeof(*p));
+	for (u32 i = 0; i < htab->n_buckets; i++)
+		hlist_nulls_for_each_entry(l, n, &htab->buckets[i].head, hash_node)
+			p->in_map++;
 	if (!htab_is_prealloc(htab)) {
 		struct ksim_bpf_mem_stats st;
 
-		for (u32 i = 0; i < htab->n_buckets; i++)
-			hlist_nulls_for_each_entry(l, n, &htab->buckets[i].head, hash_node)
-				p->in_map++;
 		p->mem_alloc = true;
 		ksim_bpf_mem_stats(&htab->ma, &st);
 		p->ma_live = st.live;
@@ -151,9 +151,6 @@ bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
 	p->total = map->max_entries;
 	if (htab_has_extra_elems(htab))
 		p->total += num_possible_cpus();
-	for (u32 i = 0; i < htab->n_buckets; i++)
-		hlist_nulls_for_each_entry(l, n, &htab->buckets[i].head, hash_node)
-			p->in_map++;
 	if (!htab_is_lru(htab)) {
 		struct pcpu_freelist_node *f;
 

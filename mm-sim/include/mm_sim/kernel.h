@@ -420,7 +420,6 @@ struct mm_struct {
 	unsigned int mm_lock_seq;		/* per-VMA locks: odd while the mmap lock is write-held */
 	/* mm-sim: the emulated hooks' state (hooks.c) */
 	void *ksim_ksm_slot, *ksim_thp_slot;
-	unsigned int ksim_daemon_deferred;	/* exits that left a slot at a daemon's cursor, bit per enum ksim_daemon */
 	int ksim_notifier_released;
 	bool ksim_exited;			/* mmput() done; only held by mmgrab() now */
 	int ksim_ranges_active;

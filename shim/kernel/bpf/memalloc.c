@@ -464,6 +464,7 @@ static void stats_copy(struct ksim_bpf_ma *k, struct ksim_bpf_mem_stats *st)
 void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 {
 	struct ksim_bpf_ma *k = ma->ksim;
+	struct ksim_bpf_mem_stats st;
 	int cpu;
 
 	if (!k)
@@ -497,24 +498,20 @@ void bpf_mem_alloc_destroy(struct bpf_mem_alloc *ma)
 	 * lost to its user.  (The kernel's check_leaked_objs() looks only at
 	 * the allocator's own lists; the object stays as leaked slab memory.)
 	 */
-	if (__atomic_load_n(&k->st.live, __ATOMIC_RELAXED))
+	stats_copy(k, &st);
+	if (st.live)
 		ksim_problem(KSIM_P_LEAK, __FILE__, __LINE__,
 			     "bpf_mem_alloc_destroy(): %lu objects of this allocator were never freed by its user",
-			     __atomic_load_n(&k->st.live, __ATOMIC_RELAXED));
+			     st.live);
 	/*
 	 * Our own books: every unit taken from kmalloc is now either handed
 	 * out (live) or back in kmalloc (the lists and the quarantine are
 	 * drained, the grace periods over).
 	 */
-	{
-		struct ksim_bpf_mem_stats st;
-
-		stats_copy(k, &st);
-		if (st.kmalloced - st.kfreed != st.live)
-			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-				     "bpf_mem_alloc emulation: %lu units from kmalloc, %lu returned, %lu live: %ld unaccounted",
-				     st.kmalloced, st.kfreed, st.live, (long)(st.kmalloced - st.kfreed - st.live));
-	}
+	if (st.kmalloced - st.kfreed != st.live)
+		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
+			     "bpf_mem_alloc emulation: %lu units from kmalloc, %lu returned, %lu live: %ld unaccounted",
+			     st.kmalloced, st.kfreed, st.live, (long)(st.kmalloced - st.kfreed - st.live));
 	if (ma->dtor_ctx_free)
 		ma->dtor_ctx_free(ma->dtor_ctx);
 	free(k->quarantine);
