@@ -3,8 +3,11 @@
  * The stress runner (see ksim/stress.h): command line, threads, progress,
  * the SUMMARY line and the exit status.
  */
+#define _GNU_SOURCE	/* pthread_timedjoin_np() */
 #include <inttypes.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +97,82 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A thread that has not returned this long after the run ended is hung: a
+ * reader looping in a structure freed under it, a lost wakeup, a deadlock.
+ * CTest's timeout would kill the program and keep neither the stack nor
+ * the replay; this reports the hang as a failed check with both.  (The
+ * deterministic scheduler has its own detector: shim/ksim/sched.c.)
+ */
+static double stop_grace = 30;
+
+#ifndef KSIM_TSAN
+static int stack_dumped;
+
+static void dump_stuck_thread(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	ksim_dump_stack();
+	__atomic_store_n(&stack_dumped, 1, __ATOMIC_RELEASE);
+	errno = saved;
+}
+#endif
+
+/* The teardown (final checks, frees) walks what the threads left: a cycle there hangs the main thread. */
+static void teardown_hung(int sig)
+{
+	static const char msg[] = "ksim stress: FAILED check: the teardown still running after"
+		" twice the hang limit (--hang): a loop in the structure the threads left\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 ||
+	    write(STDOUT_FILENO, "# replay: ", 10) < 0 ||
+	    write(STDOUT_FILENO, replay, strlen(replay)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
+		_exit(1);
+#ifndef KSIM_TSAN
+	ksim_dump_stack();
+#endif
+	_exit(1);
+}
+
+static void join_threads(pthread_t *tids, const struct ksim_stress_thread *threads, int nr,
+			 const struct ksim_stress *s)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += (time_t)stop_grace;
+	deadline.tv_nsec += (long)((stop_grace - (time_t)stop_grace) * 1e9);
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	for (int i = 0; i < nr; i++) {
+		if (pthread_timedjoin_np(tids[i], NULL, &deadline) != ETIMEDOUT)
+			continue;
+		fprintf(stderr, "ksim stress: FAILED check: thread %d (%s %d) still running %g s after the"
+			" run ended: a hang (a loop in a structure changed under it, a lost wakeup, a"
+			" deadlock)\n", threads[i].id, s->roles[threads[i].role].name,
+			threads[i].index, stop_grace);
+#ifdef KSIM_TSAN
+		/* TSan reports the symbolizer's malloc() in a signal handler. */
+		fprintf(stderr, "  (its stack: the replay in an ASan build prints it)\n");
+#else
+		fprintf(stderr, "  its stack:\n");
+		signal(SIGUSR2, dump_stuck_thread);
+		pthread_kill(tids[i], SIGUSR2);
+		for (int ms = 0; ms < 5000 && !__atomic_load_n(&stack_dumped, __ATOMIC_ACQUIRE); ms += 10)
+			usleep(10000);
+#endif
+		printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", s->name, replay);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(1);
+	}
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -103,7 +182,7 @@ static double now(void)
 }
 
 /* The stress mode's own options (ksim/run.h adds --seed, --fault, -v...). */
-enum { OPT_ROLE = 256, OPT_YIELD, OPT_SCHED, OPT_STEPS };
+enum { OPT_ROLE = 256, OPT_YIELD, OPT_SCHED, OPT_STEPS, OPT_HANG };
 static const struct ksim_run_option stress_options[] = {
 	{ "readers", 'r', "N", "reader threads (the first role)" },
 	{ "writers", 'w', "N", "writer threads (the second role)" },
@@ -112,6 +191,7 @@ static const struct ksim_run_option stress_options[] = {
 	{ "yield", OPT_YIELD, "P", "yield the CPU at shim yield points with probability P" },
 	{ "sched", OPT_SCHED, "P", "deterministic schedule: switch threads with probability P" },
 	{ "steps", OPT_STEPS, "N", "with --sched: stop at step N" },
+	{ "hang", OPT_HANG, "SECONDS", "a thread still running this long after the run is a hang (default 30)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -181,6 +261,8 @@ static int stress_set(struct ksim_options *o, int key, const char *arg)
 		fprintf(stderr, "%s: --role %s: expected NAME=N with a role of this program (try --help)\n",
 			prog, arg);
 		return -1;
+	case OPT_HANG:
+		return parse_double("--hang", arg, &stop_grace);
 	case 'd':
 		cmd.duration_set = true;
 		return parse_double("-d", arg, &duration);
@@ -380,8 +462,9 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		}
 	}
 	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
-	for (int i = 0; i < nr; i++)
-		pthread_join(tids[i], NULL);
+	join_threads(tids, threads, nr, s);
+	signal(SIGALRM, teardown_hung);
+	alarm(2 * (unsigned int)stop_grace + 1);
 	elapsed = now() - t0;
 	ksim_fault_reset();
 	ksim_run_fault_summary(stdout);
@@ -393,6 +476,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	if (s->teardown)
 		s->teardown();
 	problems = ksim_run_check("the stress teardown", __FILE__, KSIM_RUN_ALWAYS_WALK, &leaked);
+	alarm(0);
 
 	printf("SUMMARY prog=%s seed=%" PRIu64 " seconds=%.1f sanitizer=%s", s->name, seed, elapsed,
 	       sanitizer());

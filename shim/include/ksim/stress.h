@@ -6,7 +6,7 @@
  * the final state, frees everything and prints one SUMMARY line.
  *
  *   prog [-r READERS] [-w WRITERS] [-d SECONDS] [-s SEED]
- *        [--fault SPEC] [--yield P | --sched P [--steps N]] [-v|-q]
+ *        [--fault SPEC] [--yield P | --sched P [--steps N]] [--hang S] [-v|-q]
  *
  * (the run convention of ksim/run.h: --seed, --fault, --list, -v/-q, --help
  * as in tests; these programs add the rest)
@@ -27,6 +27,9 @@
  *             rcu_read_lock/unlock, slab alloc/free, call_rcu) yield the CPU
  *             with probability P, widening race windows
  *   --sched P deterministic scheduling (ksim/sched.h)
+ *   --hang S  a thread still running S seconds (default 30) after the run
+ *             ended, or a teardown still running after 2*S, is a hang: a
+ *             failed check with the stuck stack (not under TSan) and the replay
  *
  * Output: a progress line every few seconds on stderr, then
  *   SUMMARY prog=NAME seed=S seconds=T sanitizer=X <role>_ops_per_s=... checks=N failures=F result=PASS|FAIL
