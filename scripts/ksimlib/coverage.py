@@ -130,9 +130,9 @@ def run_streamed(argv, log, env=None, cwd=None, show=None, prefix=""):
 
 
 # ---------------------------------------------------------------- running
-def test_binaries(build, select):
+def test_binaries(build, select, built=True):
     """The build's executables the selected CTest tests run; select: labels,
-    or CTest arguments (["-R", regex])."""
+    or CTest arguments (["-R", regex]).  built=False: also those not built yet."""
     if select and select[0].startswith("-"):
         args = list(select)
     else:
@@ -143,7 +143,7 @@ def test_binaries(build, select):
     for t in json.loads(out).get("tests", []):
         for a in t.get("command", []):
             a = os.path.realpath(a)
-            if a.startswith(bdir + "/") and is_elf(a):
+            if a.startswith(bdir + "/") and (is_elf(a) if built else "." not in os.path.basename(a)):
                 bins.add(a)
     return sorted(bins)
 
@@ -687,6 +687,8 @@ def tests_fresh(run, labels):
 def cmd(args):
     t_start = time.monotonic()
     try:
+        if args.under_failure:
+            return under_failure(args)
         labels = [l for l in re.split(r"[,|\s]+", args.labels or "") if l] or \
             default_labels(args.build)
         bad = [l for l in labels if l in NOT_DETERMINISTIC]
@@ -789,6 +791,119 @@ def cmd(args):
     except CovError as e:
         print(f"ksim coverage: {e}", file=sys.stderr)
         return 2
+
+
+# ---------------------------------------------------------------- --under-failure
+# The functions whose abort paths the failure sweeps must reach (the VMA
+# merge/split/copy code and fork's copy of it); those a tree lacks are said.
+UNDER_FAILURE_FUNCS = ["vma_merge_existing_range", "vma_merge_new_range", "commit_merge",
+                       "vma_expand", "vma_modify", "dup_anon_vma", "__split_vma",
+                       "vms_gather_munmap_vmas", "copy_vma", "dup_mmap"]
+UNDER_FAILURE_TESTS = r"^mm-sim/.*sweep"
+
+
+def branch_outcomes(cov, name):
+    """{(file, line, col, outcome): count} of every function called `name`."""
+    out = {}
+    for fc in cov.files.values():
+        for (fname, _), f in fc.funcs.items():
+            if fname != name:
+                continue
+            for k, (t, x) in f.branches.items():
+                for outcome, c in (("true", t), ("false", x)):
+                    key = (fc.path, k[0], k[1], outcome)
+                    out[key] = out.get(key, 0) + c
+    return out
+
+
+def under_failure(args):
+    """Branch coverage of UNDER_FAILURE_FUNCS by the failure sweeps, twice:
+    plain (what the sweeps reach at all) and with KSIM_FAULT_COVERAGE=
+    under-failure (shim/lib/fault-inject.c: only what ran between arming
+    a configuration and a failure it injected)."""
+    t_start = time.monotonic()
+    run = Run(args.build)
+    info = dict(run.info)
+    outdir = os.path.abspath(args.out or os.path.join(ROOT, "ksim-out", "coverage", info["kver"]))
+    os.makedirs(outdir, exist_ok=True)
+    log = os.path.join(outdir, "run.log")
+    open(log, "w").close()
+    regex = args.under_failure
+    funcs = [f for f in re.split(r"[,\s]+", args.functions or "") if f] or UNDER_FAILURE_FUNCS
+    binaries = test_binaries(run.build, ["-R", regex], built=False)
+    if not binaries:
+        raise CovError(f"no test matches -R '{regex}' in {run.build}")
+    step(1, 4, f"build {', '.join(os.path.basename(b) for b in binaries)} (kernel {info['kver']})")
+    argv = ["cmake", "--build", run.build, "-j", str(args.jobs), "--target"]
+    if run_streamed(argv + [os.path.basename(b) for b in binaries], log,
+                    show=lambda l: re.match(r"\[\d+/\d+\] Linking", l) is not None):
+        raise CovError(f"build failed, see {log}")
+    run.reset()
+    covs, ntests = {}, 0
+    for n, (mode, env) in enumerate((("sweeps", {}),
+                                      ("under-failure", {"KSIM_FAULT_COVERAGE": "under-failure"})), 2):
+        step(n, 4, f"tests -R '{regex}'" + (", profiles cut at each injected failure"
+                                             if env else ", plain"))
+        pdir = os.path.join(run.data, "profraw", mode)
+        os.makedirs(pdir)
+        e = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(pdir, PROFILE), **env)
+        if env:
+            adir = os.path.join(run.data, "profraw", "after-failure")
+            os.makedirs(adir)
+            e["KSIM_FAULT_COVERAGE_AFTER"] = os.path.join(adir, PROFILE)
+        clog = os.path.join(run.data, f"ctest-{mode}.log")
+        rc = run_streamed(["ctest", "--test-dir", run.build, "-R", regex, "-j", str(args.jobs),
+                           "--timeout", "900", "--output-on-failure"], clog, env=e,
+                          show=lambda l: re.match(r"\s*\d+/\d+ Test\s+#", l) is not None,
+                          prefix=f"{mode}: ")
+        if rc:
+            say(f"{mode}: some tests failed (a process that aborts writes no profile); see {clog}")
+        ntests = len(re.findall(r"^\s*\d+/\d+ Test\s+#", open(clog, errors="replace").read(), re.M))
+        covs[mode] = run.report([mode], binaries, mode)
+    covs["after-failure"] = run.report(["after-failure"], binaries, "after-failure")
+    step(4, 4, f"report: {outdir}")
+    src = {}
+
+    def text_of(path, line):
+        if path not in src:
+            try:
+                src[path] = open(os.path.join(info["ksrc"], path), errors="replace").read().splitlines()
+            except OSError:
+                src[path] = []
+        return src[path][line - 1].strip() if 0 < line <= len(src[path]) else ""
+
+    rows, detail = [], []
+    for name in funcs:
+        every, uf = branch_outcomes(covs["sweeps"], name), branch_outcomes(covs["under-failure"], name)
+        after = branch_outcomes(covs["after-failure"], name)
+        if not every:
+            rows.append([name, "-", "-", "-", "-", "not compiled on this tree, or no branch"])
+            continue
+        reached = sum(1 for c in every.values() if c)
+        reached_uf = sum(1 for k in every if uf.get(k))
+        abort = sum(1 for k in every if not uf.get(k) and after.get(k))
+        rows.append([name, str(len(every)), frac(reached, len(every)), frac(reached_uf, len(every)),
+                     str(abort), str(len(every) - reached)])
+        missing = sorted(k for k in every if not uf.get(k))
+        if missing:
+            detail.append(f"\n{name}: {len(missing)} branch outcome(s) never taken before an injected failure")
+            for k in missing:
+                how = ("not reached by the sweeps" if not every[k] else
+                       "only after the failure (abort path)" if after.get(k) else
+                       "reached, never in a failing operation")
+                detail.append(f"  {k[0]}:{k[1]}:{k[2]} {k[3]:5}  {how:37}  {text_of(k[0], k[1])[:70]}")
+    text = (f"Branch coverage under failure, kernel {info['kver']} ({info['ksrc']}): {ntests} tests "
+            f"-R '{regex}'.\nBefore a failure: taken between arming a fault configuration and the first "
+            f"failure it injected (the sweeps arm one per step); only after one: taken in a failing "
+            f"operation, after its first injected failure (the abort path itself).\n\n")
+    text += "\n".join(table(rows, ["function", "outcomes", "reached by the sweeps", "before a failure",
+                                     "only after one", "not reached"])) + "\n"
+    text += "\n".join(detail) + "\n"
+    open(os.path.join(outdir, "under-failure.txt"), "w").write(text)
+    print()
+    print(text, end="")
+    print(f"\ntotal {time.monotonic() - t_start:.0f}s; written: {os.path.join(outdir, 'under-failure.txt')}")
+    return 0
 
 
 # ---------------------------------------------------------------- --compare
@@ -910,5 +1025,11 @@ def add_arguments(p):
                         "same instrumentation: one table")
     p.add_argument("--reuse", action="store_true",
                    help="reuse the test profiles of the previous run when no test binary changed")
+    p.add_argument("--under-failure", nargs="?", const=UNDER_FAILURE_TESTS, metavar="REGEX",
+                   help="branch coverage of the merge/split/copy functions by the tests matching "
+                        f"REGEX (default '{UNDER_FAILURE_TESTS}': the failure sweeps), plain and "
+                        "cut at each injected failure (KSIM_FAULT_COVERAGE=under-failure)")
+    p.add_argument("--functions", help="with --under-failure: these functions (comma-separated) "
+                                       "instead of the default list")
     p.add_argument("--out", help="report directory (default ksim-out/coverage/<kernel version>)")
     p.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))

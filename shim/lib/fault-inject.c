@@ -8,6 +8,17 @@
  * that no arm, disarm or clear empties, and appends it to PATH at exit, one
  * line per site: "class<TAB>function<TAB>file<TAB>line<TAB>reached<TAB>failed".
  * `ksim coverage` adds these up over every test process.
+ *
+ * KSIM_FAULT_COVERAGE=under-failure (coverage builds): the process's
+ * coverage profile holds only what ran between arming a configuration and
+ * a failure it injected.  The counters are reset when a configuration is
+ * set (armed or not), written out (merged into LLVM_PROFILE_FILE) at each
+ * injected failure and reset again, and dropped at exit.  A branch such a
+ * profile shows taken was taken with a failure still to come in the same
+ * armed operation: `ksim coverage --under-failure` runs the failure sweeps
+ * this way.  With KSIM_FAULT_COVERAGE_AFTER=PATTERN too, what ran from the
+ * first injected failure to the end of the armed window (the abort path)
+ * is written there, at the next ksim_fault_set().
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -46,6 +57,44 @@ static bool tracking;
 static struct site *export_table[SITE_BUCKETS];	/* KSIM_FAULT_SITES_FILE */
 static const char *export_path;
 static bool exporting;
+
+/* The clang profile runtime, linked only with -fprofile-instr-generate. */
+int __llvm_profile_write_file(void) __attribute__((weak));
+void __llvm_profile_reset_counters(void) __attribute__((weak));
+void __llvm_profile_set_filename(const char *pattern) __attribute__((weak));
+static int under_failure = -1;	/* KSIM_FAULT_COVERAGE=under-failure; -1: not read yet */
+static const char *after_failure;	/* KSIM_FAULT_COVERAGE_AFTER */
+static bool window_failed;		/* a failure injected since the last ksim_fault_set() */
+
+static void coverage_drop(void)
+{
+	__llvm_profile_reset_counters();
+}
+
+static bool coverage_under_failure(void)
+{
+	int on = __atomic_load_n(&under_failure, __ATOMIC_ACQUIRE);
+
+	if (on < 0) {	/* first from ksim_fault_set(), before any thread can inject */
+		const char *v = getenv("KSIM_FAULT_COVERAGE");
+
+		on = v && !strcmp(v, "under-failure");
+		__atomic_store_n(&under_failure, on, __ATOMIC_RELEASE);
+		if (on && !__llvm_profile_write_file) {
+			fprintf(stderr, "ksim: KSIM_FAULT_COVERAGE=under-failure needs a coverage build "
+				"(cmake --preset coverage)\n");
+			exit(2);
+		}
+		/* Registered after the runtime's own exit handler (its constructor
+		 * ran before main), so it runs first: nothing after the last
+		 * failure reaches the profile. */
+		if (on) {
+			after_failure = getenv("KSIM_FAULT_COVERAGE_AFTER");
+			atexit(coverage_drop);
+		}
+	}
+	return on;
+}
 static unsigned long record_n;
 static uint64_t record_digest = 0xcbf29ce484222325ULL;
 
@@ -140,6 +189,15 @@ void ksim_fault_set(const struct ksim_fault_config *c)
 			 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fault_lock);
 	ksim_fault_clear_counts();
+	if (coverage_under_failure()) {
+		if (window_failed && after_failure && *after_failure) {
+			__llvm_profile_set_filename(after_failure);
+			__llvm_profile_write_file();
+			__llvm_profile_set_filename(getenv("LLVM_PROFILE_FILE"));
+		}
+		window_failed = false;
+		__llvm_profile_reset_counters();
+	}
 }
 
 void ksim_fault_reset(void)
@@ -225,6 +283,12 @@ static bool should_fail(const char *func, const char *file, int line,
 		}
 	}
 	pthread_mutex_unlock(&fault_lock);
+	if (fail && coverage_under_failure() && !window_failed) {
+		/* What ran before the window's first failure; the rest is its abort path. */
+		__llvm_profile_write_file();
+		__llvm_profile_reset_counters();
+		window_failed = true;
+	}
 	return fail;
 }
 
