@@ -15,6 +15,7 @@
 #include <ksim/fault.h>
 #include <mm_sim/sim.h>
 #include <mm_sim/query.h>
+#include <mm_sim/contract.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -572,5 +573,237 @@ KSIM_TEST(mremap_wipeonfork_fork_split)
 	check(child, "munmap of a page in the child");
 	ksim_mm_exit(child);
 	ksim_mm_exit(mm);
+	check_all_freed();
+}
+
+/*
+ * MREMAP_DONTUNMAP of part of an mlock()ed mapping: the moved range is
+ * locked at its new place and no longer at the old one (the source "cannot
+ * be mlock()'d any longer", 7.x's dontunmap_complete()), the rest of the
+ * source keeps its lock, and locked_vm counts exactly the VM_LOCKED pages
+ * (the invariant, check()).  6.12 clears VM_LOCKED on the whole source VMA
+ * and leaves locked_vm as it was: mm-mremap-dontunmap-mlock-part.
+ */
+KSIM_TEST(mremap_dontunmap_mlocked_part)
+{
+	struct mm_struct *mm;
+	struct ksim_vma_info vi;
+	unsigned long a = 0x10000000, b = 0x20000000;
+
+	SKIP_WITHOUT_VMA_C();
+	mm = ksim_mm_new();
+	KSIM_EXPECT(!ksim_mmap(mm, a, 4 * PG, ANON_RW | KSIM_VM_LOCKED, NULL, 0));
+	touch_range(mm, a, 4, 1);
+	KSIM_EXPECT_EQ(ksim_mremap(mm, a + 3 * PG, PG, PG, MAYMOVE | DONTUNMAP, b), (long)b);
+	check(mm, "MREMAP_DONTUNMAP of the last page of a locked mapping");
+	KSIM_ASSERT(vma_at(mm, a, &vi));
+	KSIM_EXPECT((vi.flags & KSIM_VM_LOCKED) && vi.end == a + 3 * PG,
+		    "the pages not moved: [%#lx, %#lx) flags %#lx, want [%#lx, %#lx) still VM_LOCKED",
+		    vi.start, vi.end, vi.flags, a, a + 3 * PG);
+	KSIM_ASSERT(vma_at(mm, b, &vi));
+	KSIM_EXPECT(vi.flags & KSIM_VM_LOCKED, "the moved page: flags %#lx, want VM_LOCKED", vi.flags);
+	KSIM_EXPECT(!ksim_munmap(mm, a, 4 * PG));
+	KSIM_EXPECT(!ksim_munmap(mm, b, PG));
+	check(mm, "everything unmapped");
+	ksim_mm_exit(mm);
+	check_all_freed();
+}
+
+/* ---- the argument contract (mm_sim/contract.h) ---- */
+
+#define CW		0x60000000UL	/* the window the layouts and FIXED targets use */
+#define CW_PAGES	64
+
+/*
+ * A layout drawn from @seed: 1-3 mappings in the window's lower half, some
+ * pages touched.  Neither VM_LOCKED nor accountable (private writable
+ * mappings are MAP_NORESERVE): mlock and commit accounting have their own
+ * tests, and their known findings (mm-mremap-dontunmap-mlock-part on 6.12,
+ * mm-mremap-shrink-move-overcharge on 7.2) would end a run on those trees
+ * before the contract is judged.
+ */
+#define ANON_RW_NORESERVE	(ANON_RW | KSIM_VM_NORESERVE)
+static struct mm_struct *contract_layout(uint64_t seed)
+{
+	static const unsigned long kinds[] = { ANON_RW_NORESERVE, ANON_RO, SHARED_RW,
+		ANON_RW_NORESERVE | KSIM_VM_DONTCOPY };
+	struct mm_struct *mm = ksim_mm_new();
+	struct ksim_rng rng;
+	unsigned long i, n, k;
+
+	ksim_rng_seed(&rng, seed);
+	n = 1 + ksim_rng_below(&rng, 3);
+	for (i = 0; i < n; i++) {
+		unsigned long start = CW + ksim_rng_below(&rng, CW_PAGES / 2) * PG;
+		unsigned long len = (1 + ksim_rng_below(&rng, 6)) * PG;
+		unsigned long flags = kinds[ksim_rng_below(&rng, 4)];
+
+		KSIM_EXPECT(!ksim_mmap(mm, start, len, flags, NULL, 0));
+		for (k = 0; k < len / PG; k++)
+			if (ksim_rng_below(&rng, 2))
+				KSIM_EXPECT(!ksim_touch(mm, start + k * PG, flags & KSIM_VM_WRITE));
+	}
+	return mm;
+}
+
+/* Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or not), pages mapped, counters. */
+static bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
+{
+	static struct ksim_vma_info va[32], vb[32];
+	struct ksim_mm_info ia, ib;
+	int na = ksim_mm_vmas(a, va, 32), nb = ksim_mm_vmas(b, vb, 32), i;
+	unsigned long k;
+
+	if (na != nb || na > 32) {
+		snprintf(why, len, "%d VMAs vs %d", na, nb);
+		return false;
+	}
+	for (i = 0; i < na; i++) {
+		if (va[i].start != vb[i].start || va[i].end != vb[i].end || va[i].flags != vb[i].flags ||
+		    va[i].pgoff != vb[i].pgoff || va[i].anon_vma != vb[i].anon_vma ||
+		    !va[i].file != !vb[i].file) {
+			snprintf(why, len, "VMA %d: [%#lx, %#lx) flags %#lx pgoff %#lx anon_vma %d vs "
+				 "[%#lx, %#lx) flags %#lx pgoff %#lx anon_vma %d", i, va[i].start, va[i].end,
+				 va[i].flags, va[i].pgoff, va[i].anon_vma, vb[i].start, vb[i].end,
+				 vb[i].flags, vb[i].pgoff, vb[i].anon_vma);
+			return false;
+		}
+		for (k = va[i].start; k < va[i].end; k += PG) {
+			if (!ksim_mm_pfn(a, k) != !ksim_mm_pfn(b, k)) {
+				snprintf(why, len, "page %#lx mapped in one only", k);
+				return false;
+			}
+		}
+	}
+	ksim_mm_info(a, &ia);
+	ksim_mm_info(b, &ib);
+	if (ia.total_vm != ib.total_vm || ia.data_vm != ib.data_vm || ia.rss != ib.rss) {
+		snprintf(why, len, "total_vm %lu/%lu data_vm %lu/%lu rss %ld/%ld", ia.total_vm, ib.total_vm,
+			 ia.data_vm, ib.data_vm, ia.rss, ib.rss);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Draw every argument, the ones the flags make irrelevant included: flags
+ * (valid or not), an address (sometimes unaligned), lengths that are not
+ * page multiples, and for calls that do not name a target a garbage
+ * new_addr (anything: unaligned, past TASK_SIZE, or a free page-aligned
+ * address a hint would take).
+ */
+static void contract_draw(struct ksim_rng *rng, struct mm_struct *mm, struct ksim_mremap_args *a)
+{
+	static const unsigned long flags[] = { 0, 0, MAYMOVE, MAYMOVE, MAYMOVE, MAYMOVE | FIXED,
+		MAYMOVE | FIXED, MAYMOVE | DONTUNMAP, MAYMOVE | FIXED | DONTUNMAP, FIXED, DONTUNMAP, 8,
+		MAYMOVE | 1UL << 40 };
+	struct ksim_vma_info v[8];
+	int n = ksim_mm_vmas(mm, v, 8), i = ksim_rng_below(rng, n < 8 ? n : 8);
+	unsigned long pages = (v[i].end - v[i].start) / PG, k = ksim_rng_below(rng, pages);
+
+	a->flags = flags[ksim_rng_below(rng, sizeof(flags) / sizeof(flags[0]))];
+	/* mostly a range inside one mapping (the interesting paths), sometimes past it or unaligned */
+	a->addr = v[i].start + k * PG;
+	a->old_len = (ksim_rng_below(rng, 8) ? 1 + ksim_rng_below(rng, pages - k) :
+		      ksim_rng_below(rng, 8)) * PG;
+	a->new_len = (1 + ksim_rng_below(rng, 10)) * PG;
+	if (!ksim_rng_below(rng, 16))
+		a->addr += 1 + ksim_rng_below(rng, PG - 1);
+	if (!ksim_rng_below(rng, 16))
+		a->new_len = 0;
+	if (a->flags & DONTUNMAP) {
+		a->new_len = a->old_len;	/* page-aligned: see ksim_mremap_contract() */
+	} else if (ksim_rng_below(rng, 4)) {
+		a->old_len -= a->old_len ? ksim_rng_below(rng, PG) : 0;
+		a->new_len -= a->new_len ? ksim_rng_below(rng, PG) : 0;
+	}
+	if (a->flags & (FIXED | DONTUNMAP)) {
+		a->new_addr = CW + ksim_rng_below(rng, CW_PAGES) * PG;	/* may overlap: the kernel refuses */
+		return;
+	}
+	switch (ksim_rng_below(rng, 4)) {
+	case 0:
+		a->new_addr = ksim_rng_next(rng);
+		break;
+	case 1:
+		a->new_addr = CW + ksim_rng_below(rng, CW_PAGES * PG);
+		break;
+	case 2:
+		a->new_addr = CW + (CW_PAGES / 2 + ksim_rng_below(rng, CW_PAGES / 2)) * PG;
+		break;
+	default:
+		a->new_addr = ~0UL - ksim_rng_below(rng, 3 * PG);
+		break;
+	}
+}
+
+/*
+ * mremap(2)'s argument contract, by differential testing: the call as
+ * drawn on one process, the canonical call (ksim_mremap_contract()) on an
+ * identical one; same result, same VMAs and pages after it.  A call the
+ * contract refuses must fail with -EINVAL and change nothing.
+ */
+KSIM_TEST(mremap_argument_contract)
+{
+	struct ksim_rng *rng = ksim_test_rng();
+	unsigned long runs = 1500, i, refused = 0, moved = 0, hinted = 0, failed = 0;
+	char why[256];
+
+	SKIP_WITHOUT_VMA_C();
+	for (i = 0; i < runs && !ksim_problem_count(KSIM_P_TEST); i++) {
+		uint64_t seed = ksim_rng_next(rng);
+		struct ksim_mremap_args raw, canon;
+		struct mm_struct *a = contract_layout(seed), *b = contract_layout(seed);
+		struct ksim_mm_snapshot *snap = ksim_mm_snapshot(a);
+		long ra, rb, want;
+
+		contract_draw(rng, a, &raw);
+		canon = raw;
+		want = ksim_mremap_contract(&canon);
+		ra = ksim_mremap(a, raw.addr, raw.old_len, raw.new_len, raw.flags, raw.new_addr);
+		check(a, "mremap as drawn");
+		if (want) {
+			refused++;
+			KSIM_EXPECT(ra == want && !ksim_mm_snapshot_compare(snap, a),
+				    "mremap(%#lx, %#lx, %#lx, %#lx, %#lx) = %ld: the contract refuses it (%ld), unchanged",
+				    raw.addr, raw.old_len, raw.new_len, raw.flags, raw.new_addr, ra, want);
+		} else {
+			rb = ksim_mremap(b, canon.addr, canon.old_len, canon.new_len, canon.flags, canon.new_addr);
+			check(b, "mremap, canonical arguments");
+			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
+				    "mremap(%#lx, %#lx, %#lx, %#lx, %#lx) = %#lx, but %#lx with the canonical "
+				    "arguments (%#lx, %#lx, %#lx, %#lx, %#lx)%s%s", raw.addr, raw.old_len,
+				    raw.new_len, raw.flags, raw.new_addr, ra, rb, canon.addr, canon.old_len,
+				    canon.new_len, canon.flags, canon.new_addr, ra == rb ? ": " : "",
+				    ra == rb ? why : "");
+			failed += ra < 0;
+			moved += ra > 0 && ra != (long)raw.addr;
+			hinted += ra > 0 && !(raw.flags & (FIXED | DONTUNMAP)) && raw.new_addr != 0;
+		}
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			struct mm_struct *l = contract_layout(seed);
+			struct ksim_vma_info v[8];
+			int j, n = ksim_mm_vmas(l, v, 8);
+
+			printf("# the failing call: mremap(%#lx, %#lx, %#lx, %#lx, %#lx), canonical (%#lx, %#lx, "
+			       "%#lx, %#lx, %#lx); the layout (seed %#lx):\n", raw.addr, raw.old_len, raw.new_len,
+			       raw.flags, raw.new_addr, canon.addr, canon.old_len, canon.new_len, canon.flags,
+			       canon.new_addr, (unsigned long)seed);
+			for (j = 0; j < n && j < 8; j++)
+				printf("#   [%#lx, %#lx) flags %#lx pgoff %#lx%s\n", v[j].start, v[j].end, v[j].flags,
+				       v[j].pgoff, v[j].anon_vma ? " anon_vma" : "");
+			ksim_mm_exit(l);
+			n = ksim_mm_vmas(a, v, 8);
+			printf("# after the call as drawn:\n");
+			for (j = 0; j < n && j < 8; j++)
+				printf("#   [%#lx, %#lx) flags %#lx pgoff %#lx%s\n", v[j].start, v[j].end, v[j].flags,
+				       v[j].pgoff, v[j].anon_vma ? " anon_vma" : "");
+		}
+		ksim_mm_snapshot_free(snap);
+		ksim_mm_exit(a);
+		ksim_mm_exit(b);
+	}
+	printf("# %lu calls: %lu refused by the contract, %lu failed in the kernel, %lu moved, "
+	       "%lu succeeded with garbage in an ignored new_addr\n", i, refused, failed, moved, hinted);
 	check_all_freed();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation-failure sweeps of mprotect, mlock, madvise, anonymous VMA naming,
- * munmap and brk (mm/vma.c and the
+ * munmap, brk and mmap into a hole (mm/vma.c and the
  * paths above it, unmodified), each started from a state built to drive
  * one merge or split case of mm/vma.c: merge with prev, next or both; a
  * partial range that splits one or both ends; anon_vma on neither side, on
@@ -43,6 +43,10 @@
  *  - brk (sys_brk(): do_brk_flags() to grow, do_vmi_align_munmap() to
  *    shrink; mm->brk is set only on success): every page as it was and
  *    the break unchanged.
+ *  - mmap into a hole (mmap_region(): a merge through vma_expand(), or a
+ *    new VMA): every page as it was.
+ * For munmap, brk and mmap, "as it was" includes whether the page's VMA
+ * has an anon_vma: a merge that cloned a neighbour's chain must undo it.
  * On success the range has the new protection / is unmapped / is mapped
  * fresh (no page), and every other page is unchanged.
  */
@@ -74,7 +78,7 @@
 #define WIN		64
 #define PA(p)		(BASE + (unsigned long)(p) * PG)
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP };
 
 struct seg {
 	int start, npages;
@@ -94,7 +98,8 @@ struct shape {
 	unsigned long pre_access;
 	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break */
 	long access;		/* MPROTECT: the new protection; MLOCK: the new lock flags;
-				 * MADVISE: the advice; BRK: the old break (< 0: touched) */
+				 * MADVISE: the advice; BRK: the old break (< 0: touched);
+				 * MMAP: the new anonymous mapping's vm_flags */
 	int vmas;		/* VMAs after the unfailed call: the merge/split case */
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
 	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
@@ -225,10 +230,30 @@ static const struct shape shapes[] = {
 	{ "brk grow, expand a faulted brk VMA", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, 16, -32, 2 },
 	{ "brk shrink, split the brk VMA", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, -8, -40, 2 },
 	{ "brk shrink to the start, remove it", BRK, { { 8, 8, A_RO } }, 0, 0, 0, 24, -16, -40, 1 },
+
+	/*
+	 * mmap into a hole (mmap_region(): vma_merge_new_range(), vma_expand()):
+	 * a failure must leave every page as it was, its anon_vma too (as
+	 * for munmap and brk).  The
+	 * first shape expands the unfaulted prev over a faulted next:
+	 * vma_expand() clones next's anon_vma chain into prev (dup_anon_vma())
+	 * before commit_merge() preallocates, and must undo the clone when that
+	 * fails.
+	 */
+	{ "mmap a hole, merge both: unfaulted prev, faulted next", MMAP,
+	  { { 8, 16, A_RW }, { 40, 16, A_RW, 0, 0, 3 } }, 0, 0, 0, 24, 16, A_RW, 1 },
+	{ "mmap a hole, merge both: faulted prev, unfaulted next", MMAP,
+	  { { 8, 16, A_RW, 0, 0, 3 }, { 40, 16, A_RW } }, 0, 0, 0, 24, 16, A_RW, 1 },
+	{ "mmap a hole, merge a faulted next only", MMAP,
+	  { { 8, 16, A_RO }, { 40, 16, A_RW, 0, 0, 5 } }, 0, 0, 0, 24, 16, A_RW, 2 },
+	{ "mmap a hole, merge an unfaulted prev only", MMAP,
+	  { { 8, 16, A_RW }, { 40, 16, A_RO, 0, 0, 5 } }, 0, 0, 0, 24, 16, A_RW, 2 },
+	{ "mmap a hole, no merge (flags differ)", MMAP,
+	  { { 8, 16, A_RO, 0, 0, 3 }, { 40, 16, A_RO, 0, 0, 3 } }, 0, 0, 0, 24, 16, A_RW, 3 },
 };
 
 struct page_state {
-	bool mapped;
+	bool mapped, anon_vma;
 	unsigned long flags, pgoff, pfn;
 	const void *file;
 	char name[80];
@@ -246,6 +271,7 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].flags = vi.flags & CMP;
 			ps[p].pgoff = vi.pgoff + (a - vi.start) / PG;
 			ps[p].file = vi.file;
+			ps[p].anon_vma = vi.anon_vma;
 			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
 		}
 		ps[p].pfn = ksim_mm_pfn(mm, a);
@@ -262,6 +288,15 @@ static bool same_page(const struct page_state *a, const struct page_state *b)
 static unsigned long case_vmas(const struct shape *s)
 {
 	return !KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES && s->vmas_nodup ? s->vmas_nodup : s->vmas;
+}
+
+static unsigned long nsegs(const struct shape *s)
+{
+	unsigned long k = 0;
+
+	while (k < 4 && s->segs[k].npages)
+		k++;
+	return k;
 }
 
 static int brk_pages(long v)
@@ -318,6 +353,8 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_set_anon_name(mm, PA(s->start), s->npages * PG, s->newname);
 	case BRK:
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
+	case MMAP:
+		return ksim_mmap(mm, PA(s->start), s->npages * PG, s->access, NULL, 0);
 	}
 	return -EINVAL;
 }
@@ -330,12 +367,17 @@ static unsigned long map_count(struct mm_struct *mm)
 	return in.map_count;
 }
 
-/* The page model after the call, against @before and the syscall's contract. */
+/*
+ * The page model after the call, against @before and the syscall's
+ * contract.  @alone: the call left its neighbours alone (an mmap whose
+ * merge gave up on a failed allocation and made a VMA of its own), so
+ * their anon_vmas are as they were too.
+ */
 static void check_pages(const struct shape *s, const struct page_state *before,
-			const struct page_state *after, long r, unsigned long n)
+			const struct page_state *after, long r, unsigned long n, bool alone)
 {
 	int lo = s->start, hi = s->start + s->npages;
-	bool old_seen = false;
+	bool old_seen = false, changed = false;
 
 	if (s->op == BRK) {
 		int oldbrk = brk_pages(s->access);
@@ -347,11 +389,19 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		const struct page_state *b = &before[p], *a = &after[p];
 		bool in = p >= lo && p < hi;
 
-		if (!in || (r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME)) {
+		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME;
+
+		if (!in || undone) {
+			undone |= alone;
 			KSIM_EXPECT(same_page(a, b), "%s, allocation %lu failed (%ld): page %d changed: "
 				    "mapped %d flags %#lx pgoff %#lx pfn %#lx, was %d %#lx %#lx %#lx", s->name,
 				    n, r, p, a->mapped, a->flags, a->pgoff, a->pfn, b->mapped, b->flags, b->pgoff,
 				    b->pfn);
+			/* a call that failed as a whole undid its anon_vma work too (a merge may give
+			 * a neighbour one on success) */
+			KSIM_EXPECT(!undone || a->anon_vma == b->anon_vma,
+				    "%s, allocation %lu failed (%ld): page %d %s an anon_vma", s->name, n, r, p,
+				    a->anon_vma ? "gained" : "lost");
 			continue;
 		}
 		switch (s->op) {
@@ -378,6 +428,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
 				    "(was %#lx \"%s\", new %#lx \"%s\")", s->name, n, r, p, a->flags, a->name,
 				    b->flags, b->name, nf, nn);
+			changed |= is_new && !is_old;
 			/* the loop goes in address order: changed pages are a prefix */
 			if (!is_new || is_old)
 				old_seen |= !is_new;
@@ -389,6 +440,11 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		case MUNMAP:
 			KSIM_EXPECT(!a->mapped && !a->pfn, "%s: page %d still mapped", s->name, p);
 			break;
+		case MMAP:
+			KSIM_EXPECT(a->mapped && !a->pfn && !a->file && a->pgoff == PA(p) / PG &&
+				    a->flags == (s->access & CMP), "%s: page %d: mapped %d flags %#lx pgoff %#lx",
+				    s->name, p, a->mapped, a->flags, a->pgoff);
+			break;
 		case BRK:
 			if (s->npages < 0)
 				KSIM_EXPECT(!a->mapped && !a->pfn, "%s: page %d still mapped", s->name, p);
@@ -399,6 +455,17 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 					    a->mapped, a->flags, a->pgoff);
 			break;
 		}
+	}
+	/*
+	 * A walk that failed before it changed any page did nothing: no VMA
+	 * kept an anon_vma a failed merge cloned into it (prev expanded over
+	 * the range, next grown down: both outside it).
+	 */
+	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME)) {
+		for (int p = 0; p < WIN; p++)
+			KSIM_EXPECT(after[p].anon_vma == before[p].anon_vma,
+				    "%s, allocation %lu failed (%ld) before any page changed: page %d %s an "
+				    "anon_vma", s->name, n, r, p, after[p].anon_vma ? "gained" : "lost");
 	}
 }
 
@@ -414,6 +481,7 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		static struct page_state before[WIN], after[WIN];
 		unsigned long live0 = live_objects(), calls;
 		struct mm_struct *mm = build(s, f);
+		bool alone = false;
 		long r;
 
 		check(mm, s->name);
@@ -447,11 +515,13 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 				KSIM_EXPECT(r == -ENOMEM, "%s: failing allocation %lu: %ld", s->name, n, r);
 		} else {
 			done += n > 0;
-			KSIM_EXPECT(map_count(mm) == case_vmas(s),
+			/* mmap_region(): a merge that cannot allocate gives up, the mapping is a VMA of its own */
+			alone = s->op == MMAP && n && map_count(mm) == nsegs(s) + 1;
+			KSIM_EXPECT(map_count(mm) == case_vmas(s) || alone,
 				    "%s (allocation %lu failed): %lu VMAs after the call, the case needs %lu",
 				    s->name, n, map_count(mm), case_vmas(s));
 		}
-		check_pages(s, before, after, r, n);
+		check_pages(s, before, after, r, n, alone);
 		ksim_mm_exit(mm);
 		ksim_uffd_close_all();	/* the monitor closes its context: it holds the mm */
 		check(NULL, "exit after the sweep step");
@@ -519,4 +589,9 @@ KSIM_TEST(madvise_sweep)
 KSIM_TEST(anon_name_sweep)
 {
 	sweep(NAME);
+}
+
+KSIM_TEST(mmap_hole_sweep)
+{
+	sweep(MMAP);
 }
