@@ -190,4 +190,28 @@ KSIM_TEST(mbind_sweep)
 	check_all_freed();
 }
 
+/*
+ * Fail each allocation of a fork of a process whose VMAs carry policies:
+ * dup_mmap() duplicates each policy (vma_dup_policy()) and must put it on
+ * every later failure of that VMA's copy (anon_vma_fork(), the tree
+ * store); a reference left behind fails check()'s refcount match.
+ */
+KSIM_TEST(fork_sweep_policies)
+{
+	struct file *f = ksim_file_open("libm.so");
+	struct mm_struct *p = build_small(f, 0);
+
+	KSIM_EXPECT(!ksim_mmap(p, PA(0), 64 * PG, RW, NULL, 0));
+	touch_pages(p, BASE, 0, 64, 5);
+	KSIM_EXPECT(!ksim_mbind(p, PA(8), 16 * PG, BIND, 1));
+	KSIM_EXPECT(!ksim_mbind(p, PA(32), 8 * PG, ILV, 3));
+	KSIM_EXPECT(!ksim_mbind(p, PA(48), 8 * PG, BIND, 2));
+	check(p, "build");
+	fork_sweep("policies", p, 1);
+	ksim_mm_exit(p);
+	ksim_file_close(f);
+	check(NULL, "exit");
+	check_all_freed();
+}
+
 #endif /* KSIM_HAVE_MM_VMA_C */
