@@ -668,6 +668,15 @@ class Run:
         return load(js, self.lmap)
 
 
+def report_dir(args, info):
+    """The report directory (--out, or per kernel version) and its emptied run.log."""
+    outdir = os.path.abspath(args.out or os.path.join(ROOT, "ksim-out", "coverage", info["kver"]))
+    os.makedirs(outdir, exist_ok=True)
+    log = os.path.join(outdir, "run.log")
+    open(log, "w").close()
+    return outdir, log
+
+
 def tests_fresh(run, labels):
     """The profiles of a previous run of these labels, if no test binary
     changed since."""
@@ -705,10 +714,7 @@ def cmd(args):
         nsteps = 5 + bool(queue) + bool(args.compare)
         run = Run(args.build)
         info = dict(run.info)
-        outdir = os.path.abspath(args.out or os.path.join(ROOT, "ksim-out", "coverage", info["kver"]))
-        os.makedirs(outdir, exist_ok=True)
-        log = os.path.join(outdir, "run.log")
-        open(log, "w").close()
+        outdir, log = report_dir(args, info)
         n = 1
         step(n, nsteps, f"build {run.build} (kernel {info['kver']})")
         t0 = time.monotonic()
@@ -824,10 +830,7 @@ def under_failure(args):
     t_start = time.monotonic()
     run = Run(args.build)
     info = dict(run.info)
-    outdir = os.path.abspath(args.out or os.path.join(ROOT, "ksim-out", "coverage", info["kver"]))
-    os.makedirs(outdir, exist_ok=True)
-    log = os.path.join(outdir, "run.log")
-    open(log, "w").close()
+    outdir, log = report_dir(args, info)
     regex = args.under_failure
     funcs = [f for f in re.split(r"[,\s]+", args.functions or "") if f] or UNDER_FAILURE_FUNCS
     binaries = test_binaries(run.build, ["-R", regex], built=False)
