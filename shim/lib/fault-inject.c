@@ -11,11 +11,11 @@
  *
  * KSIM_FAULT_COVERAGE=under-failure (coverage builds): the process's
  * coverage profile holds only what ran between arming a configuration and
- * a failure it injected.  The counters are reset when a configuration is
- * set (armed or not), written out (merged into LLVM_PROFILE_FILE) at each
- * injected failure and reset again, and dropped at exit.  A branch such a
- * profile shows taken was taken with a failure still to come in the same
- * armed operation: `ksim coverage --under-failure` runs the failure sweeps
+ * the first failure it injected.  The counters are reset when a
+ * configuration is set (armed or not), written out (merged into
+ * LLVM_PROFILE_FILE) at the configuration's first injected failure and
+ * reset again, and dropped at exit.  A branch such a profile shows taken
+ * was taken with a failure still to come in the same armed operation: `ksim coverage --under-failure` runs the failure sweeps
  * this way.  With KSIM_FAULT_COVERAGE_AFTER=PATTERN too, what ran from the
  * first injected failure to the end of the armed window (the abort path)
  * is written there, at the next ksim_fault_set().
