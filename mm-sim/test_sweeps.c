@@ -660,7 +660,7 @@ static unsigned long generated_sweep(enum op op)
 		{ "whole", 24, 16 }, { "start", 24, 8 }, { "end", 32, 8 }, { "middle", 28, 8 },
 		{ "spanning", 20, 24 },
 	};
-	static char names[64];
+	static char names[96];
 	unsigned long shapes_run = 0;
 	struct file *f = ksim_file_open("gen.so");
 
@@ -694,8 +694,9 @@ static unsigned long generated_sweep(enum op op)
 			sweep_pass(&sh, 4, f);
 		shapes_run++;
 		if (ksim_problem_count(KSIM_P_TEST))
-			break;
+			goto out;	/* the first failing shape is the report */
 	}
+out:
 	ksim_file_close(f);
 	check(NULL, "end");
 	check_all_freed();
