@@ -61,6 +61,8 @@ ksim_feature(KSIM_HAVE_QP_TRIE_SERIES FILE kernel/bpf/bpf_qp_trie.c
   WHY "the posted qp-trie series is applied")
 ksim_feature(KSIM_HAVE_BPF_F_CPU FILE include/uapi/linux/bpf.h REGEX "BPF_F_CPU[ \t]*="
   WHY "per-CPU map ops take BPF_F_CPU/BPF_F_ALL_CPUS (bpf_map_check_op_flags)")
+ksim_feature(KSIM_HAVE_BPF_LPM_MEM_ALLOC FILE kernel/bpf/lpm_trie.c REGEX "^[ \t]*struct bpf_mem_alloc[ \t]+ma;"
+  WHY "the LPM trie takes its nodes from a bpf_mem_alloc (kmalloc before)")
 ksim_feature(KSIM_HAVE_BPF_RHASH FILE kernel/bpf/hashtab.c REGEX "^const struct bpf_map_ops rhtab_map_ops"
   WHY "hashtab.c has the rhashtable-based BPF_MAP_TYPE_RHASH map (links lib/rhashtable.c)")
 ksim_feature(KSIM_HAVE_BPF_HTAB_OF_MAPS FILE kernel/bpf/map_in_map.c

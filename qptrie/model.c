@@ -870,7 +870,19 @@ const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m)
 {
 	struct ksim_htab_pool p;
 
-	if (!(m->kind & KSIM_BPF_KIND_KERNEL) || !ksim_htab_pool(m->map, &p))
+	if (!(m->kind & KSIM_BPF_KIND_KERNEL))
+		return NULL;
+	if (ksim_lpm_pool(m->map, &p)) {
+		if (p.in_map != m->n)
+			return fail("pool: %u keys in the trie, the model holds %u", p.in_map, m->n);
+		if (p.ma_live != p.nodes)
+			return fail("pool: %u nodes reachable in the trie, %lu allocated from its "
+				    "bpf_mem_alloc (%ld %s)", p.nodes, p.ma_live, (long)(p.ma_live - p.nodes),
+				    p.ma_live > p.nodes ? "lost: allocated, unreachable, never freed" :
+				    "freed while reachable");
+		return NULL;
+	}
+	if (!ksim_htab_pool(m->map, &p))
 		return NULL;
 	if (p.in_map != m->n && !(m->kind & KSIM_BPF_KIND_LRU))
 		return fail("pool: %u elements in the buckets, the model holds %u", p.in_map, m->n);

@@ -192,16 +192,19 @@ struct ksim_htab_pool {
 	/* maps without preallocation: objects of htab->ma (and pcpu_ma) allocated now */
 	bool mem_alloc, percpu;
 	unsigned long ma_live, pcpu_ma_live;
+	u32 nodes;	/* LPM trie: every node, intermediate ones too (in_map: the keys) */
 };
 bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p);
+bool ksim_lpm_pool(struct bpf_map *map, struct ksim_htab_pool *p);	/* kernel/lpm_trie.c */
 /*
  * A preallocated hash map's pool is conserved: every element in the map, on
  * exactly one free list or a CPU's extra element; on an LRU map every node
  * on one list.  An update refused after it took an element (a failed bucket
  * lock, an injected failure) must give it back.  A hash map without
  * preallocation holds exactly the objects its bpf_mem_alloc caches have
- * handed out and not taken back (elements; per-CPU values).  No verdict for
- * other maps.
+ * handed out and not taken back (elements; per-CPU values); so does an LPM
+ * trie whose nodes come from one (every node reachable from the root).  No
+ * verdict for other maps.
  */
 const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m);
 
