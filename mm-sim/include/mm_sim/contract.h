@@ -3,7 +3,7 @@
  * The documented argument contract of the simulated system calls: which
  * arguments matter under which flags, which values are refused before
  * anything is looked up.  A model of the contract, not of the kernel:
- * tests (and fuzz targets) call the kernel with the arguments as drawn,
+ * mm-sim/mremap_argument_contract calls the kernel with the arguments as drawn,
  * garbage in the ignored ones included, and compare with the same call
  * on an identical process given the canonical arguments this returns;
  * the two must not differ in anything (result, VMAs, pages).
