@@ -4,16 +4,21 @@
  * run's seed and process init.  It calls nothing above it: subsystems
  * register their init here (ksim_initcall(), ksim/ksim.h).
  */
+#include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <ksim/ksim.h>
 
@@ -47,6 +52,53 @@ void ksim_dump_stack(void)
 	}
 	n = backtrace(frames, 48);
 	backtrace_symbols_fd(frames + 1, n - 1, STDERR_FILENO);
+}
+
+/*
+ * Every thread's stack of process @pid (this one, or the parent of a
+ * watchdog), printed by gdb attached to it.  A thread
+ * looping without a system call cannot be reached by a signal under TSan,
+ * which delivers signals only at intercepted calls; a debugger stops it
+ * where it is.  posix_spawn(), not fork(): the child must not run the
+ * sanitizer's fork handlers beside a looping thread.  False when gdb is not
+ * installed, could not attach, or took longer than 60 s.
+ */
+extern char **environ;
+
+bool ksim_dump_all_stacks(int pid)
+{
+	char num[32];
+	char *argv[] = { "gdb", "-batch", "-nx", "-q", "-p", num,
+			 "-ex", "thread apply all bt 40", NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t child;
+	int status = -1;
+
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	fflush(stdout);
+	fflush(stderr);
+	/* Yama (ptrace_scope 1) lets only an ancestor trace, unless allowed. */
+	if (pid == getpid())
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	if (posix_spawnp(&child, "gdb", &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return false;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	for (int ms = 0; ms < 60000; ms += 50) {
+		pid_t r = waitpid(child, &status, WNOHANG);
+
+		if (r == child)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (r < 0 && errno != EINTR)
+			return false;
+		usleep(50000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	return false;
 }
 
 void ksim_problem_set_policy(enum ksim_problem kind, enum ksim_policy policy)

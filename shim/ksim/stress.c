@@ -12,8 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <linux/rcupdate.h>
 #include <ksim/fault.h>
 #include <ksim/run.h>
@@ -100,9 +105,11 @@ static void *thread_main(void *arg)
 /*
  * A thread that has not returned this long after the run ended is hung: a
  * reader looping in a structure freed under it, a lost wakeup, a deadlock.
- * CTest's timeout would kill the program and keep neither the stack nor
- * the replay; this reports the hang as a failed check with both.  (The
- * deterministic scheduler has its own detector: shim/ksim/sched.c.)
+ * The setup and the teardown (final checks, frees) get as long: a walk of a
+ * structure left with a cycle hangs the main thread.  CTest's timeout would
+ * kill the program and keep neither the stacks nor the replay; this reports
+ * the hang as a failed check with both.  (The deterministic scheduler has
+ * its own detector: shim/ksim/sched.c.)
  */
 static double stop_grace = 30;
 
@@ -120,20 +127,29 @@ static void dump_stuck_thread(int sig)
 }
 #endif
 
-/* The teardown (final checks, frees) walks what the threads left: a cycle there hangs the main thread. */
-static void teardown_hung(int sig)
+/* The stacks of a hang: every thread's by gdb, else the stuck one's (not under TSan). */
+static void hang_stacks(pthread_t stuck)
 {
-	static const char msg[] = "ksim stress: FAILED check: the teardown still running after"
-		" twice the hang limit (--hang): a loop in the structure the threads left\n";
-
-	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 ||
-	    write(STDOUT_FILENO, "# replay: ", 10) < 0 ||
-	    write(STDOUT_FILENO, replay, strlen(replay)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
-		_exit(1);
-#ifndef KSIM_TSAN
-	ksim_dump_stack();
+	fprintf(stderr, "  every thread's stack (gdb):\n");
+	if (ksim_dump_all_stacks(getpid()))
+		return;
+#ifdef KSIM_TSAN
+	/* TSan reports the symbolizer's malloc() in a signal handler. */
+	fprintf(stderr, "  (gdb could not run: install it, or replay in an ASan build for the stuck thread's stack)\n");
+#else
+	fprintf(stderr, "  (gdb could not run) the stuck thread's stack:\n");
+	signal(SIGUSR2, dump_stuck_thread);
+	pthread_kill(stuck, SIGUSR2);
+	for (int ms = 0; ms < 5000 && !__atomic_load_n(&stack_dumped, __ATOMIC_ACQUIRE); ms += 10)
+		usleep(10000);
 #endif
+}
+
+static void hang_exit(const struct ksim_stress *s)
+{
+	printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", s->name, replay);
+	fflush(stdout);
+	fflush(stderr);
 	_exit(1);
 }
 
@@ -156,21 +172,130 @@ static void join_threads(pthread_t *tids, const struct ksim_stress_thread *threa
 			" run ended: a hang (a loop in a structure changed under it, a lost wakeup, a"
 			" deadlock)\n", threads[i].id, s->roles[threads[i].role].name,
 			threads[i].index, stop_grace);
-#ifdef KSIM_TSAN
-		/* TSan reports the symbolizer's malloc() in a signal handler. */
-		fprintf(stderr, "  (its stack: the replay in an ASan build prints it)\n");
-#else
-		fprintf(stderr, "  its stack:\n");
-		signal(SIGUSR2, dump_stuck_thread);
-		pthread_kill(tids[i], SIGUSR2);
-		for (int ms = 0; ms < 5000 && !__atomic_load_n(&stack_dumped, __ATOMIC_ACQUIRE); ms += 10)
-			usleep(10000);
-#endif
-		printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", s->name, replay);
-		fflush(stdout);
-		fflush(stderr);
-		_exit(1);
+		hang_stacks(tids[i]);
+		hang_exit(s);
 	}
+}
+
+/*
+ * The watchdog of the main thread's phases is a process: the program forks
+ * before it starts any thread, runs in the child and the parent watches.
+ * Not alarm(): under TSan a signal waits for its thread's next intercepted
+ * call, and a thread looping in a corrupted structure makes none (CI,
+ * 7.2.13: maple-fault-yield's SIGALRM never fired, CTest killed it at
+ * 120 s).  Not a thread either: a 7.2.13 maple_stress run with a watchdog
+ * thread printed nothing until killed.  The parent, not the child: the
+ * exit status CTest sees stays the program's own, and is 1 after a hang.
+ * The main thread writes one byte per phase; a phase that outlives its
+ * limit gets every thread's stack (gdb) and the replay line, and the
+ * program is killed.
+ */
+enum { PHASE_SETUP = 'S', PHASE_RUN = 'R', PHASE_JOIN = 'J', PHASE_TEARDOWN = 'T', PHASE_EXIT = 'E' };
+static int watch_fd = -1;
+
+static void watch_phase(char phase)
+{
+	if (watch_fd >= 0 && write(watch_fd, &phase, 1) != 1) {
+		close(watch_fd);
+		watch_fd = -1;
+	}
+}
+
+/* A phase's limit in ms, -1 for none, and its name. */
+static int phase_limit(char phase, const char **name)
+{
+	switch (phase) {
+	case PHASE_SETUP:
+		*name = "the setup";
+		break;
+	case PHASE_RUN:
+		*name = "the run";
+		/* Only a deterministic run bounded by steps has no duration. */
+		return duration ? (int)((duration + stop_grace) * 1000) : -1;
+	case PHASE_JOIN:
+		/* After join_threads()'s own check, which names the thread. */
+		*name = "the end of the run (joining the threads)";
+		return (int)((stop_grace + 20) * 1000);
+	case PHASE_TEARDOWN:
+		*name = "the teardown";
+		break;
+	default:
+		*name = "the exit";
+		break;
+	}
+	return (int)(stop_grace * 1000);
+}
+
+/* The parent: exits as the program did, or with 1 after a hang it reported. */
+static __attribute__((noreturn)) void watchdog(int fd, pid_t child, const char *name)
+{
+	char phase = PHASE_SETUP;
+	struct rlimit no_core = { 0, 0 };
+	int status;
+
+	for (;;) {
+		const char *what;
+		int limit = phase_limit(phase, &what);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, limit);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			fprintf(stderr, "ksim stress: FAILED check: %s still running after %g s: a hang (a"
+				" loop in a structure the threads left, a lost wakeup, a deadlock)\n",
+				what, limit / 1000.0);
+			fprintf(stderr, "  every thread's stack (gdb):\n");
+			if (!ksim_dump_all_stacks(child))
+				fprintf(stderr, "  (gdb could not run: install it; without it an ASan build"
+					" prints a thread still running after the run)\n");
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+			printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", name, replay);
+			fflush(stdout);
+			_exit(1);
+		}
+		if (r < 0 || read(fd, &phase, 1) != 1)
+			break;	/* the program ended */
+	}
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(2);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	/* Die as the program died (the child dumped any core). */
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(WTERMSIG(status), SIG_DFL);
+	kill(getpid(), WTERMSIG(status));
+	_exit(128 + WTERMSIG(status));
+}
+
+static void watchdog_start(const char *name)
+{
+	pid_t parent = getpid(), child;
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		perror("pipe2");
+		exit(2);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		exit(2);
+	}
+	if (child) {
+		close(fds[1]);
+		watchdog(fds[0], child, name);
+	}
+	close(fds[0]);
+	watch_fd = fds[1];
+	/* Killed with the watchdog (a timeout in CTest or ksim-xfail kills that one). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(2);
 }
 
 static double now(void)
@@ -420,6 +545,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	}
 	fflush(stdout);
 
+	watchdog_start(s->name);
 	ksim_slab_mark();
 	if (s->setup)
 		s->setup();
@@ -453,6 +579,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	run.nr_roles = nr_roles;
 	run.t0 = t0 = now();
 	run.next_progress = 5;
+	watch_phase(PHASE_RUN);
 	if (ksim_sched_enabled) {
 		ksim_sched_run(tick);
 	} else {
@@ -462,9 +589,9 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 		}
 	}
 	__atomic_store_n(&ksim_stress_stop, 1, __ATOMIC_RELEASE);
+	watch_phase(PHASE_JOIN);
 	join_threads(tids, threads, nr, s);
-	signal(SIGALRM, teardown_hung);
-	alarm(2 * (unsigned int)stop_grace + 1);
+	watch_phase(PHASE_TEARDOWN);
 	elapsed = now() - t0;
 	ksim_fault_reset();
 	ksim_run_fault_summary(stdout);
@@ -476,7 +603,6 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	if (s->teardown)
 		s->teardown();
 	problems = ksim_run_check("the stress teardown", __FILE__, KSIM_RUN_ALWAYS_WALK, &leaked);
-	alarm(0);
 
 	printf("SUMMARY prog=%s seed=%" PRIu64 " seconds=%.1f sanitizer=%s", s->name, seed, elapsed,
 	       sanitizer());
@@ -500,6 +626,8 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv)
 	if (failures || problems)
 		printf("# replay: %s\n", replay);
 	fflush(stdout);
+	/* Still watched: exit handlers (the RCU worker's last callbacks) can loop too. */
+	watch_phase(PHASE_EXIT);
 	return failures || problems ? 1 : 0;
 }
 

@@ -41,6 +41,8 @@ bool ksim_problem(enum ksim_problem kind, const char *file, int line,
 void ksim_bug(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 void ksim_dump_stack(void);
+/* Every thread's stack of process @pid, by gdb; false without it (shim/ksim/core.c). */
+bool ksim_dump_all_stacks(int pid);
 
 unsigned long ksim_problem_count(enum ksim_problem kind);
 unsigned long ksim_problem_total(void);

@@ -28,8 +28,9 @@
  *             with probability P, widening race windows
  *   --sched P deterministic scheduling (ksim/sched.h)
  *   --hang S  a thread still running S seconds (default 30) after the run
- *             ended, or a teardown still running after 2*S, is a hang: a
- *             failed check with the stuck stack (not under TSan) and the replay
+ *             ended, or a setup or teardown running longer than S, is a
+ *             hang: a failed check with every thread's stack (by gdb; without
+ *             it the stuck thread's, not under TSan) and the replay
  *
  * Output: a progress line every few seconds on stderr, then
  *   SUMMARY prog=NAME seed=S seconds=T sanitizer=X <role>_ops_per_s=... checks=N failures=F result=PASS|FAIL
