@@ -884,6 +884,9 @@ const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m)
 	}
 	if (!ksim_htab_pool(m->map, &p))
 		return NULL;
+	if (p.rhash && p.nelems != p.in_map)
+		return fail("pool: %u elements in the rhashtable's buckets, its nelems counts %u",
+			    p.in_map, p.nelems);
 	if (p.in_map != m->n && !(m->kind & KSIM_BPF_KIND_LRU))
 		return fail("pool: %u elements in the buckets, the model holds %u", p.in_map, m->n);
 	if (p.mem_alloc && p.ma_live != p.in_map)

@@ -128,6 +128,30 @@ bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p)
 	struct htab_elem *l;
 	int cpu;
 
+#if KSIM_HAVE_BPF_RHASH
+	/* RHASH: the elements in the table (and a table it is being rehashed into) against rhtab->ma. */
+	if (map->ops == &rhtab_map_ops) {
+		struct bpf_rhtab *rhtab = container_of(map, struct bpf_rhtab, map);
+		struct ksim_bpf_mem_stats st;
+		struct bucket_table *tbl;
+		struct rhash_head *pos;
+
+		memset(p, 0, sizeof(*p));
+		rcu_read_lock();
+		for (tbl = rht_dereference_rcu(rhtab->ht.tbl, &rhtab->ht); tbl;
+		     tbl = rht_dereference_rcu(tbl->future_tbl, &rhtab->ht))
+			for (u32 i = 0; i < tbl->size; i++)
+				rht_for_each_rcu(pos, tbl, i)
+					p->in_map++;
+		rcu_read_unlock();
+		p->rhash = true;
+		p->nelems = atomic_read(&rhtab->ht.nelems);
+		p->mem_alloc = true;
+		ksim_bpf_mem_stats(&rhtab->ma, &st);
+		p->ma_live = st.live;
+		return true;
+	}
+#endif
 	if (map->ops != &htab_map_ops && map->ops != &htab_lru_map_ops &&
 	    map->ops != &htab_percpu_map_ops && map->ops != &htab_lru_percpu_map_ops)
 		return false;

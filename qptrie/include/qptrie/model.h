@@ -193,6 +193,8 @@ struct ksim_htab_pool {
 	bool mem_alloc, percpu;
 	unsigned long ma_live, pcpu_ma_live;
 	u32 nodes;	/* LPM trie: every node, intermediate ones too (in_map: the keys) */
+	u32 nelems;	/* RHASH: the rhashtable's own count (ht->nelems) */
+	bool rhash;
 };
 bool ksim_htab_pool(struct bpf_map *map, struct ksim_htab_pool *p);
 bool ksim_lpm_pool(struct bpf_map *map, struct ksim_htab_pool *p);	/* kernel/lpm_trie.c */
@@ -202,9 +204,10 @@ bool ksim_lpm_pool(struct bpf_map *map, struct ksim_htab_pool *p);	/* kernel/lpm
  * on one list.  An update refused after it took an element (a failed bucket
  * lock, an injected failure) must give it back.  A hash map without
  * preallocation holds exactly the objects its bpf_mem_alloc caches have
- * handed out and not taken back (elements; per-CPU values); so does an LPM
- * trie whose nodes come from one (every node reachable from the root).  No
- * verdict for other maps.
+ * handed out and not taken back (elements; per-CPU values); so do an RHASH
+ * map (the elements in its tables, which its ht->nelems counts too) and an
+ * LPM trie whose nodes come from one (every node reachable from the root).
+ * No verdict for other maps.
  */
 const char *ksim_bpf_model_pool(const struct ksim_bpf_model *m);
 
