@@ -196,9 +196,13 @@ def madvise(proc, advice, page, pages, win=0, fault=NOFAULT):
     return mop("mprotect", proc, MADVISE, fault, bytes([advice]) + maddr(page, win) + bytes([pages - 1]))
 
 
-def mremap(proc, mode, page, old_pages, new_pages, new_page=0, win=0, new_win=0, fault=NOFAULT):
-    return mop("mremap", proc, mode << 2, fault, maddr(page, win) + bytes([old_pages - 1, new_pages - 1])
-               + maddr(new_page, new_win))
+GARBAGE = 7   # mremap flags bits 4-6: garbage the argument contract ignores (fuzz/mm.c)
+
+
+def mremap(proc, mode, page, old_pages, new_pages, new_page=0, win=0, new_win=0, fault=NOFAULT,
+           garbage=0):
+    return mop("mremap", proc, mode << 2 | garbage << 4, fault,
+               maddr(page, win) + bytes([old_pages - 1, new_pages - 1]) + maddr(new_page, new_win))
 
 
 def gen_mm():
@@ -248,20 +252,26 @@ def gen_mm():
                 munmap(0, 20, 200, fault=f), mprotect(0, R, 500, 30, fault=f),
                 mprotect(0, RW, 0, 10, fault=f), brk(0, 30, fault=f), brk(0, -10, fault=f),
                 fork(0, 3, fault=f), mop("unmap_all", 0, fault=f), mop("exit", 3)])
-        seeds[f"mremap-{cfg}"] = c + shape + b"".join([
-            mremap(0, IN_PLACE, 500, 40, 60), touch(0, 545, 4, 3, write=True),    # grow in place
-            mremap(0, IN_PLACE, 500, 60, 30),                                      # shrink
-            mremap(0, IN_PLACE, 16, 64, 70),                                       # blocked: -ENOMEM
-            mremap(0, MOVE_FIXED, 16, 64, 64, 600),                                # move, 2 MiB crossed
-            # shrink, then move to the pgd window (in one MREMAP_FIXED call on a VM_ACCOUNT
-            # mapping it hits 7.2's overcharge: fuzz/known/mm/mremap-shrink-move-overcharge)
-            mremap(0, IN_PLACE, 600, 64, 32), mremap(0, MOVE_FIXED, 600, 32, 32, 10, new_win=1),
-            mremap(0, DONTUNMAP_FIXED, 200, 8, 8, 700),                            # shared anon
-            mremap(0, MOVE_FIXED, 220, 8, 12, 0),                                  # file, over text
-            mremap(0, SAME_LEN, 80, 32, 32), mremap(0, SAME_LEN, 900, 2, 2),       # no-op, -EFAULT
-            mremap(0, MOVE_FIXED, 80, 32, 32, 90),                                 # overlap: -EINVAL
-            fork(0, 1), mremap(1, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1),
-            touch(1, 0, 16, 7, win=1, write=True), mop("exit", 0)])
+        # The same calls with garbage in the arguments the contract ignores: the
+        # kernel must do exactly what it did without it.
+        for tag, g in (("", 0), ("garbage-", GARBAGE)):
+            seeds[f"mremap-{tag}{cfg}"] = c + shape + b"".join([
+                mremap(0, IN_PLACE, 500, 40, 60, garbage=g),                       # grow in place
+                touch(0, 545, 4, 3, write=True),
+                mremap(0, IN_PLACE, 500, 60, 30, garbage=g),                       # shrink
+                mremap(0, IN_PLACE, 16, 64, 70, garbage=g),                        # blocked: -ENOMEM
+                mremap(0, MOVE_FIXED, 16, 64, 64, 600, garbage=g),                 # move, 2 MiB crossed
+                # shrink, then move to the pgd window (in one MREMAP_FIXED call on a VM_ACCOUNT
+                # mapping it hits 7.2's overcharge: fuzz/known/mm/mremap-shrink-move-overcharge)
+                mremap(0, IN_PLACE, 600, 64, 32, garbage=g),
+                mremap(0, MOVE_FIXED, 600, 32, 32, 10, new_win=1, garbage=g),
+                mremap(0, DONTUNMAP_FIXED, 200, 8, 8, 700, garbage=g),             # shared anon
+                mremap(0, MOVE_FIXED, 220, 8, 12, 0, garbage=g),                   # file, over text
+                mremap(0, SAME_LEN, 80, 32, 32, garbage=g),                        # no-op
+                mremap(0, SAME_LEN, 900, 2, 2, garbage=g),                         # -EFAULT
+                mremap(0, MOVE_FIXED, 80, 32, 32, 90, garbage=g),                  # overlap: -EINVAL
+                fork(0, 1), mremap(1, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1, garbage=g),
+                touch(1, 0, 16, 7, win=1, write=True), mop("exit", 0)])
         seeds[f"madvise-{cfg}"] = c + shape + b"".join([
             madvise(0, NAME_A, 16, 64), madvise(0, NAME_B, 30, 10), madvise(0, NAME_A, 30, 10),
             madvise(0, DONTFORK, 20, 10), fork(0, 1), madvise(1, NAME_B, 0, 100),   # file: -EBADF

@@ -29,6 +29,12 @@
  *             2 the same with MREMAP_DONTUNMAP (new_len = old_len), 3 in
  *             place with new_len = old_len).  Moves stay in the windows:
  *             a MAYMOVE without FIXED would go to mmap_base, outside them.
+ *             Bits 4-6 put garbage where the contract says it makes no
+ *             difference (mm_sim/contract.h): 4 old_len short of its last
+ *             page by PAGE_SIZE - 1 bytes, 5 new_len by PAGE_SIZE / 2 (both
+ *             not with DONTUNMAP, whose length check differs by tree), 6 an
+ *             unaligned new_addr where no flag uses it.  The kernel gets the
+ *             raw arguments, the model the canonical ones.
  *
  * flags bits 0-1 pick the process (4 slots).  addr bit 15 picks one of two
  * windows of 1,280 pages: 2 MiB below the 1 GiB boundary (a pud boundary)
@@ -69,6 +75,7 @@
  * others are skipped; fork, exit and touch run as on 6.12.
  */
 #include <mm_sim/sim.h>
+#include <mm_sim/contract.h>
 #include <mm_sim/query.h>
 #include <ksim/fuzz.h>
 
@@ -756,13 +763,31 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	unsigned long addr = dec_addr(in), old_len = dec_len(in), new_len = dec_len(in);
 	unsigned long new_addr = dec_addr(in), mf = modes[mode], n, k;
 	static unsigned long pfn[256];
+	struct ksim_mremap_args raw;
 	long r;
 
 	if (mode >= 2)
 		new_len = old_len;
+	raw = (struct ksim_mremap_args){ addr, old_len, new_len, mf, new_addr };
+	if ((flags & 0x10) && mode != 2)
+		raw.old_len -= PG - 1;
+	if ((flags & 0x20) && mode != 2)
+		raw.new_len -= PG / 2;
+	if ((flags & 0x40) && !(mf & KSIM_MREMAP_FIXED))
+		raw.new_addr ^= 0x5a5;
+	{
+		struct ksim_mremap_args canon = raw;
+
+		/* The garbage is chosen so that the contract maps it back (a harness check). */
+		KSIM_FUZZ_CHECK(!ksim_mremap_contract(&canon) && canon.old_len == old_len &&
+				canon.new_len == new_len, "mremap garbage the contract does not undo");
+	}
 	n = (old_len < new_len ? old_len : new_len) / PG;
 	KSIM_FUZZ_TRACE("  mremap [%#lx, +%#lx) -> %#lx bytes, flags %#lx, new_addr %#lx\n",
 			addr, old_len, new_len, mf, new_addr);
+	if (flags & 0x70)
+		KSIM_FUZZ_TRACE("    passed as old_len %#lx, new_len %#lx, new_addr %#lx\n",
+				raw.old_len, raw.new_len, raw.new_addr);
 	memcpy(before, p->pg, sizeof(before));
 	nvmas_before = ksim_mm_vmas(p->mm, vmas_before, MAX_VMAS);
 	read_kernel(p, kpages);		/* anon_vma: an unfaulted anonymous VMA moves its pgoff */
@@ -772,7 +797,7 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	for (k = 0; k < n; k++)
 		pfn[k] = ksim_mm_pfn(p->mm, addr + k * PG);
 	arm(in);
-	r = ksim_mremap(p->mm, addr, old_len, new_len, mf, new_addr);
+	r = ksim_mremap(p->mm, raw.addr, raw.old_len, raw.new_len, raw.flags, raw.new_addr);
 	disarm();
 	KSIM_FUZZ_TRACE("    = %#lx\n", r);
 	if (r < 0) {

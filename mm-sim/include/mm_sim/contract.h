@@ -6,7 +6,9 @@
  * mm-sim/mremap_argument_contract calls the kernel with the arguments as drawn,
  * garbage in the ignored ones included, and compare with the same call
  * on an identical process given the canonical arguments this returns;
- * the two must not differ in anything (result, VMAs, pages).
+ * the two must not differ in anything (result, VMAs, pages).  The mm fuzz
+ * target (fuzz/mm.c) passes garbage the contract maps back to the call
+ * its model judges.
  *
  * Only calls whose argument handling is the kernel's own code are here:
  * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations).
