@@ -5,6 +5,7 @@
  * lockless RCU walk of the VMA tree that never dereferences a VMA.
  */
 #include <stdio.h>
+#include <string.h>
 #include <mm_sim/kernel.h>
 #include <mm_sim/query.h>
 #include <mm_sim/sim.h>
@@ -53,6 +54,26 @@ bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_
 		ksim_vma_info_fill(vma, out);
 	mmap_read_unlock(mm);
 	return vma != NULL;
+}
+
+bool ksim_mm_anon_chain(struct mm_struct *mm, unsigned long addr, struct ksim_anon_chain *out)
+{
+	struct anon_vma_chain *avc;
+	struct vm_area_struct *vma;
+
+	memset(out, 0, sizeof(*out));
+	mmap_read_lock(mm);
+	vma = find_vma(mm, addr);
+	if (vma && vma->vm_start <= addr) {
+		out->anon_vma = vma->anon_vma;
+		list_for_each_entry(avc, &vma->anon_vma_chain, same_vma) {
+			/* order-independent: a chain rebuilt in another order is the same chain */
+			out->hash += ((unsigned long)avc->anon_vma >> 4) * 0x9e3779b97f4a7c15UL;
+			out->links++;
+		}
+	}
+	mmap_read_unlock(mm);
+	return vma && vma->vm_start <= addr;
 }
 
 bool ksim_mm_lock_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out)

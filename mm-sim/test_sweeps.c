@@ -257,6 +257,7 @@ struct page_state {
 	unsigned long flags, pgoff, pfn;
 	const void *file;
 	char name[80];
+	struct ksim_anon_chain chain;	/* its VMA's anon_vma and chain (kernel identity) */
 };
 
 static void page_states(struct mm_struct *mm, struct page_state *ps)
@@ -273,6 +274,7 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].file = vi.file;
 			ps[p].anon_vma = vi.anon_vma;
 			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
+			ksim_mm_anon_chain(mm, a, &ps[p].chain);
 		}
 		ps[p].pfn = ksim_mm_pfn(mm, a);
 	}
@@ -282,6 +284,22 @@ static bool same_page(const struct page_state *a, const struct page_state *b)
 {
 	return a->mapped == b->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
 	       a->file == b->file && a->pfn == b->pfn && !strcmp(a->name, b->name);
+}
+
+/*
+ * After a failure that must have changed nothing at page @p: the same
+ * anon_vma (not only one or none) and the same chain, link for link: an
+ * undo that drops a clone's links, or unlinks the wrong ones, shows here.
+ */
+static void same_chain(const struct shape *s, unsigned long n, long r, int p,
+		       const struct page_state *a, const struct page_state *b)
+{
+	KSIM_EXPECT(a->chain.anon_vma == b->chain.anon_vma && a->chain.links == b->chain.links &&
+		    a->chain.hash == b->chain.hash,
+		    "%s, allocation %lu failed (%ld): page %d: anon_vma %p with %u chain links, was %p "
+		    "with %u%s", s->name, n, r, p, a->chain.anon_vma, a->chain.links, b->chain.anon_vma,
+		    b->chain.links, a->chain.links == b->chain.links && a->chain.anon_vma == b->chain.anon_vma ?
+		    " (other anon_vmas)" : "");
 }
 
 /* The VMA count the case gives on this tree (cmake/Features.cmake decides, not a version). */
@@ -402,6 +420,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			KSIM_EXPECT(!undone || a->anon_vma == b->anon_vma,
 				    "%s, allocation %lu failed (%ld): page %d %s an anon_vma", s->name, n, r, p,
 				    a->anon_vma ? "gained" : "lost");
+			if (undone)
+				same_chain(s, n, r, p, a, b);
 			continue;
 		}
 		switch (s->op) {
@@ -462,10 +482,12 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	 * the range, next grown down: both outside it).
 	 */
 	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME)) {
-		for (int p = 0; p < WIN; p++)
+		for (int p = 0; p < WIN; p++) {
 			KSIM_EXPECT(after[p].anon_vma == before[p].anon_vma,
 				    "%s, allocation %lu failed (%ld) before any page changed: page %d %s an "
 				    "anon_vma", s->name, n, r, p, after[p].anon_vma ? "gained" : "lost");
+			same_chain(s, n, r, p, &after[p], &before[p]);
+		}
 	}
 }
 

@@ -33,6 +33,20 @@ int ksim_mm_vmas(struct mm_struct *mm, struct ksim_vma_info *out, int max);
 bool ksim_mm_find_vma(struct mm_struct *mm, unsigned long addr, struct ksim_vma_info *out);
 
 /*
+ * The anon_vma of the VMA that maps @addr (identity) and its chain
+ * (vma->anon_vma_chain): the number of links and an order-independent hash
+ * of the anon_vmas they link.  A failed call must leave both as they were.
+ * For single-threaded checkers: a concurrent fault links a chain under
+ * locks this does not take.  False (and zeroes) if @addr is unmapped.
+ */
+struct ksim_anon_chain {
+	const void *anon_vma;
+	unsigned int links;
+	unsigned long hash;
+};
+bool ksim_mm_anon_chain(struct mm_struct *mm, unsigned long addr, struct ksim_anon_chain *out);
+
+/*
  * A lockless walk of mm->mm_mt under rcu_read_lock() (mas_find), as the
  * kernel's RCU readers do before taking a per-VMA lock: the entries' ranges
  * and pointers only, never the VMA memory (ksim_mm_lock_vma() is the
