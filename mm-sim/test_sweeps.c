@@ -104,6 +104,9 @@ struct shape {
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
 	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
 	const char *newname;	/* NAME: the new name (NULL: clear it) */
+	/* built in a parent, then forked: the call runs in the child, whose faulted
+	 * VMAs have two-link anon_vma chains (a merge's clone can fail half way) */
+	bool forked;
 };
 
 static const struct shape shapes[] = {
@@ -322,6 +325,8 @@ static int brk_pages(long v)
 	return v < 0 ? (int)-v : (int)v;
 }
 
+static struct mm_struct *fork_parent;	/* a forked shape's parent, exited after the child */
+
 static struct mm_struct *build(const struct shape *s, struct file *f)
 {
 	struct mm_struct *mm = ksim_mm_new();
@@ -352,6 +357,13 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 		/* a negative old break: touch the brk VMA (anon_vma, pages) */
 		for (int p = s->start; old < 0 && p < brk_pages(old); p += 3)
 			KSIM_EXPECT(!ksim_touch(mm, PA(p), true));
+	}
+	if (s->forked) {
+		struct mm_struct *child = NULL;
+
+		KSIM_EXPECT(!ksim_fork(mm, &child) && child, "%s: fork", s->name);
+		fork_parent = mm;
+		return child;
 	}
 	return mm;
 }
@@ -545,6 +557,10 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		}
 		check_pages(s, before, after, r, n, alone);
 		ksim_mm_exit(mm);
+		if (fork_parent) {
+			ksim_mm_exit(fork_parent);
+			fork_parent = NULL;
+		}
 		ksim_uffd_close_all();	/* the monitor closes its context: it holds the mm */
 		check(NULL, "exit after the sweep step");
 		KSIM_EXPECT(live_objects() == live0, "%s, allocation %lu failed: %lu objects leaked",
@@ -629,7 +645,10 @@ KSIM_TEST(mmap_hole_sweep)
  * so every merge the neighbourhood allows happens.  Each shape is swept
  * as the listed ones (allocation N, then N..N+3; the contract on failure,
  * the page model, invariants, leaks); the VMA count on success is left to
- * the page model (no merge model here).
+ * the page model (no merge model here).  The neighbourhoods of absent,
+ * unfaulted and faulted neighbours run again in the child of a fork, where
+ * a faulted VMA's anon_vma chain has two links: a merge that clones one
+ * (dup_anon_vma()) can fail between them.
  */
 enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_KINDS };
 
@@ -686,14 +705,18 @@ static unsigned long generated_sweep(enum op op)
 	unsigned long shapes_run = 0;
 	struct file *f = ksim_file_open("gen.so");
 
+	for (int forked = 0; forked < 2; forked++)
 	for (int prev = 0; prev < NB_KINDS; prev++)
 	for (int next = 0; next < NB_KINDS; next++)
 	for (int target = 0; target < 2; target++)
 	for (unsigned int r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
-		struct shape sh = { .name = names, .op = op, .vmas = -1 };
+		struct shape sh = { .name = names, .op = op, .vmas = -1, .forked = forked };
 		unsigned long before, after;
 		int k = 0;
 
+		/* A fork changes only what has an anon_vma; MADV_DONTFORK neighbours stay behind. */
+		if (forked && (prev > NB_FAULTED || next > NB_FAULTED || op == MADVISE))
+			continue;
 		if (op == MMAP && (target || r))
 			continue;	/* mmap fills the hole, whole */
 		if (ranges[r].npages == 24 && (prev == NB_NONE || next == NB_NONE))
@@ -708,9 +731,9 @@ static unsigned long generated_sweep(enum op op)
 			gen_seg(&sh.segs[k++], 40, next, after);
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
-		snprintf(names, sizeof(names), "generated: prev %s, %s target, next %s, %s",
-			 nb_name[prev], op == MMAP ? "no" : target ? "faulted" : "unfaulted",
-			 nb_name[next], ranges[r].name);
+		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",
+			 forked ? " (forked child)" : "", nb_name[prev],
+			 op == MMAP ? "no" : target ? "faulted" : "unfaulted", nb_name[next], ranges[r].name);
 		sweep_pass(&sh, 1, f);
 		if (!ksim_problem_count(KSIM_P_TEST))
 			sweep_pass(&sh, 4, f);
