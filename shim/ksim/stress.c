@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <time.h>
@@ -226,6 +227,62 @@ static int phase_limit(char phase, const char **name)
 	return (int)(stop_grace * 1000);
 }
 
+/*
+ * Which of @pid's threads run and which wait, over half a second: the one
+ * that spins is the hang's loop, the rest wait for it (gdb's "LWP" is the
+ * thread id here).
+ */
+static void thread_states(pid_t pid)
+{
+	enum { MAX = 64 };
+	struct { int tid; unsigned long ticks; char state; } t[MAX];
+	char path[320];
+	int n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	for (int round = 0; round < 2; round++) {
+		if (round)
+			usleep(500000);
+		rewinddir(d);
+		for (int i = 0; (e = readdir(d)) && i < MAX; ) {
+			unsigned long ut = 0, st = 0;
+			char buf[512], *p, state = '?';
+			FILE *f;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			/* after the ")" of comm: state, then utime and stime are fields 14 and 15 */
+			if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+				sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &state, &ut, &st);
+			fclose(f);
+			if (!round) {
+				t[i].tid = atoi(e->d_name);
+				t[i].ticks = ut + st;
+				n = ++i;
+			} else {
+				for (int k = 0; k < n; k++)
+					if (t[k].tid == atoi(e->d_name)) {
+						fprintf(stderr, "  thread LWP %d: %s, %.0f%% of a CPU over 0.5 s\n",
+							t[k].tid, state == 'R' ? "running" : "waiting",
+							(ut + st - t[k].ticks) * 100.0 / sysconf(_SC_CLK_TCK) / 0.5);
+						break;
+					}
+				i++;
+			}
+		}
+	}
+	closedir(d);
+}
+
 /* The parent: exits as the program did, or with 1 after a hang it reported. */
 static __attribute__((noreturn)) void watchdog(int fd, pid_t child, const char *name)
 {
@@ -245,6 +302,7 @@ static __attribute__((noreturn)) void watchdog(int fd, pid_t child, const char *
 			fprintf(stderr, "ksim stress: FAILED check: %s still running after %g s: a hang (a"
 				" loop in a structure the threads left, a lost wakeup, a deadlock)\n",
 				what, limit / 1000.0);
+			thread_states(child);
 			fprintf(stderr, "  every thread's stack (gdb):\n");
 			if (!ksim_dump_all_stacks(child))
 				fprintf(stderr, "  (gdb could not run: install it; without it an ASan build"
