@@ -146,9 +146,9 @@ static void hang_stacks(pthread_t stuck)
 #endif
 }
 
-static void hang_exit(const struct ksim_stress *s)
+static __attribute__((noreturn)) void hang_exit(const char *name)
 {
-	printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", s->name, replay);
+	printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", name, replay);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(1);
@@ -174,7 +174,7 @@ static void join_threads(pthread_t *tids, const struct ksim_stress_thread *threa
 			" deadlock)\n", threads[i].id, s->roles[threads[i].role].name,
 			threads[i].index, stop_grace);
 		hang_stacks(tids[i]);
-		hang_exit(s);
+		hang_exit(s->name);
 	}
 }
 
@@ -235,7 +235,7 @@ static int phase_limit(char phase, const char **name)
 static void thread_states(pid_t pid)
 {
 	enum { MAX = 64 };
-	struct { int tid; unsigned long ticks; char state; } t[MAX];
+	struct { int tid; unsigned long ticks; } t[MAX];
 	char path[320];
 	int n = 0;
 	DIR *d;
@@ -309,9 +309,7 @@ static __attribute__((noreturn)) void watchdog(int fd, pid_t child, const char *
 					" prints a thread still running after the run)\n");
 			kill(child, SIGKILL);
 			waitpid(child, &status, 0);
-			printf("SUMMARY prog=%s result=FAIL hang\n# replay: %s\n", name, replay);
-			fflush(stdout);
-			_exit(1);
+			hang_exit(name);
 		}
 		if (r < 0 || read(fd, &phase, 1) != 1)
 			break;	/* the program ended */

@@ -30,7 +30,8 @@
  *   --hang S  a thread still running S seconds (default 30) after the run
  *             ended, or a setup or teardown running longer than S, is a
  *             hang: a failed check with every thread's stack (by gdb; without
- *             it the stuck thread's, not under TSan) and the replay
+ *             it only a thread still running after the run gets its stack,
+ *             in an ASan build) and the replay
  *
  * Output: a progress line every few seconds on stderr, then
  *   SUMMARY prog=NAME seed=S seconds=T sanitizer=X <role>_ops_per_s=... checks=N failures=F result=PASS|FAIL
