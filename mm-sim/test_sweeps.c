@@ -256,7 +256,7 @@ static const struct shape shapes[] = {
 };
 
 struct page_state {
-	bool mapped, anon_vma;
+	bool mapped;
 	unsigned long flags, pgoff, pfn;
 	const void *file;
 	char name[80];
@@ -275,7 +275,6 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].flags = vi.flags & CMP;
 			ps[p].pgoff = vi.pgoff + (a - vi.start) / PG;
 			ps[p].file = vi.file;
-			ps[p].anon_vma = vi.anon_vma;
 			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
 			ksim_mm_anon_chain(mm, a, &ps[p].chain);
 		}
@@ -290,19 +289,24 @@ static bool same_page(const struct page_state *a, const struct page_state *b)
 }
 
 /*
- * After a failure that must have changed nothing at page @p: the same
- * anon_vma (not only one or none) and the same chain, link for link: an
- * undo that drops a clone's links, or unlinks the wrong ones, shows here.
+ * After a failure that must have changed nothing at page @p (@when: how
+ * the call failed): the same anon_vma (not only one or none) and the same
+ * chain, link for link.  A merge that cloned a neighbour's chain and failed
+ * must undo it, or the page gains an anon_vma it never faulted; an undo that
+ * drops some links, or the wrong ones, shows too.
  */
-static void same_chain(const struct shape *s, unsigned long n, long r, int p,
-		       const struct page_state *a, const struct page_state *b)
+static void same_chain(const struct shape *s, const char *when, int p, const struct page_state *a,
+		       const struct page_state *b)
 {
-	KSIM_EXPECT(a->chain.anon_vma == b->chain.anon_vma && a->chain.links == b->chain.links &&
-		    a->chain.hash == b->chain.hash,
-		    "%s, allocation %lu failed (%ld): page %d: anon_vma %p with %u chain links, was %p "
-		    "with %u%s", s->name, n, r, p, a->chain.anon_vma, a->chain.links, b->chain.anon_vma,
-		    b->chain.links, a->chain.links == b->chain.links && a->chain.anon_vma == b->chain.anon_vma ?
-		    " (other anon_vmas)" : "");
+	const struct ksim_anon_chain *x = &a->chain, *y = &b->chain;
+
+	KSIM_EXPECT(!x->anon_vma == !y->anon_vma, "%s, %s: page %d %s an anon_vma", s->name, when, p,
+		    x->anon_vma ? "gained" : "lost");
+	if (!x->anon_vma == !y->anon_vma)
+		KSIM_EXPECT(x->anon_vma == y->anon_vma && x->links == y->links && x->hash == y->hash,
+			    "%s, %s: page %d: anon_vma %p with %u chain links, was %p with %u%s", s->name,
+			    when, p, x->anon_vma, x->links, y->anon_vma, y->links,
+			    x->links == y->links && x->anon_vma == y->anon_vma ? " (other anon_vmas)" : "");
 }
 
 /* The VMA count the case gives on this tree (cmake/Features.cmake decides, not a version). */
@@ -408,7 +412,9 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 {
 	int lo = s->start, hi = s->start + s->npages;
 	bool old_seen = false, changed = false;
+	char when[96];
 
+	snprintf(when, sizeof(when), "allocation %lu failed (%ld)", n, r);
 	if (s->op == BRK) {
 		int oldbrk = brk_pages(s->access);
 
@@ -429,11 +435,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    b->pfn);
 			/* a call that failed as a whole undid its anon_vma work too (a merge may give
 			 * a neighbour one on success) */
-			KSIM_EXPECT(!undone || a->anon_vma == b->anon_vma,
-				    "%s, allocation %lu failed (%ld): page %d %s an anon_vma", s->name, n, r, p,
-				    a->anon_vma ? "gained" : "lost");
 			if (undone)
-				same_chain(s, n, r, p, a, b);
+				same_chain(s, when, p, a, b);
 			continue;
 		}
 		switch (s->op) {
@@ -494,12 +497,9 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	 * the range, next grown down: both outside it).
 	 */
 	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME)) {
-		for (int p = 0; p < WIN; p++) {
-			KSIM_EXPECT(after[p].anon_vma == before[p].anon_vma,
-				    "%s, allocation %lu failed (%ld) before any page changed: page %d %s an "
-				    "anon_vma", s->name, n, r, p, after[p].anon_vma ? "gained" : "lost");
-			same_chain(s, n, r, p, &after[p], &before[p]);
-		}
+		snprintf(when, sizeof(when), "allocation %lu failed (%ld) before any page changed", n, r);
+		for (int p = 0; p < WIN; p++)
+			same_chain(s, when, p, &after[p], &before[p]);
 	}
 }
 
