@@ -55,9 +55,10 @@ void ksim_dump_stack(void)
 }
 
 /*
- * Every thread's stack of process @pid (this one, or the parent of a
- * watchdog), printed by gdb attached to it.  A thread
- * looping without a system call cannot be reached by a signal under TSan,
+ * Every thread's stack of process @pid (this one, or the stress program a
+ * watchdog parent watches: shim/ksim/stress.c), printed by gdb attached to
+ * it.  A thread looping without a system call cannot be reached by a signal
+ * under TSan,
  * which delivers signals only at intercepted calls; a debugger stops it
  * where it is.  posix_spawn(), not fork(): the child must not run the
  * sanitizer's fork handlers beside a looping thread.  False when gdb is not
