@@ -25,6 +25,9 @@ struct mm_struct *build_small(struct file *f, unsigned long extra_flags);
 void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride);
 /* a signal pending from check N of a fork of @parent on (fault class signal): -EINTR, same contract */
 void fork_signal_sweep(const char *shape, struct mm_struct *parent);
+struct ksim_fault_config;
+/* N..N+3 failures of a mremap: only at its own allocation sites (test_mremap.c says why) */
+void mremap_own_sites(struct ksim_fault_config *cfg);
 
 
 /*

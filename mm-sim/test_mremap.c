@@ -343,6 +343,22 @@ struct mremap_shape {
 	bool file;
 };
 
+/*
+ * Consecutive failures only among mremap's own allocations (VMA copy,
+ * anon_vma links, page tables), not the maple nodes that the cleanup munmap
+ * of move_vma()'s error path needs: when that munmap fails too, the kernel
+ * leaves the new VMA mapped ("OOM: unable to split vma, just get accounts
+ * right"), see README.md.
+ */
+void mremap_own_sites(struct ksim_fault_config *cfg)
+{
+	static const char *const own[] = { "vm_area_dup", "anon_vma_alloc", "anon_vma_chain_alloc",
+		"pud_alloc_one", "pmd_alloc_one", "pte_alloc_one" };
+
+	for (cfg->nr_sites = 0; cfg->nr_sites < (int)(sizeof(own) / sizeof(own[0])); cfg->nr_sites++)
+		snprintf(cfg->sites[cfg->nr_sites], sizeof(cfg->sites[0]), "%s", own[cfg->nr_sites]);
+}
+
 /* Build the shape's process: the VMA to move and neighbours sharing its page tables. */
 static struct mm_struct *build_shape(const struct mremap_shape *s, struct file *f)
 {
@@ -387,20 +403,8 @@ static void mremap_sweep_pass(const struct mremap_shape *s, long times)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nth = n ? n : ~0UL;		/* n = 0: count the allocations of an unfailed call */
 		cfg.times = times;
-		if (times > 1) {
-			/*
-			 * Consecutive failures only among mremap's own allocations (VMA copy,
-			 * anon_vma links, page tables), not the maple nodes that the cleanup
-			 * munmap of move_vma()'s error path needs: when that munmap fails
-			 * too, the kernel leaves the new VMA mapped ("OOM: unable to split
-			 * vma, just get accounts right"), see README.md.
-			 */
-			static const char *const own[] = { "vm_area_dup", "anon_vma_alloc",
-				"anon_vma_chain_alloc", "pud_alloc_one", "pmd_alloc_one", "pte_alloc_one" };
-
-			for (cfg.nr_sites = 0; cfg.nr_sites < 6; cfg.nr_sites++)
-				snprintf(cfg.sites[cfg.nr_sites], sizeof(cfg.sites[0]), "%s", own[cfg.nr_sites]);
-		}
+		if (times > 1)
+			mremap_own_sites(&cfg);
 		ksim_fault_set(&cfg);
 		r = ksim_mremap(mm, s->addr, s->old_len, s->new_len, s->flags, s->new_addr);
 		calls = ksim_fault_calls();

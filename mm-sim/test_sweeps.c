@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation-failure sweeps of mprotect, mlock, madvise, anonymous VMA naming,
- * munmap, brk and mmap into a hole (mm/vma.c and the
+ * munmap, brk, mmap into a hole and mremap (mm/vma.c and the
  * paths above it, unmodified), each started from a state built to drive
  * one merge or split case of mm/vma.c: merge with prev, next or both; a
  * partial range that splits one or both ends; anon_vma on neither side, on
@@ -45,8 +45,15 @@
  *    the break unchanged.
  *  - mmap into a hole (mmap_region(): a merge through vma_expand(), or a
  *    new VMA): every page as it was.
- * For munmap, brk and mmap, "as it was" includes whether the page's VMA
- * has an anon_vma: a merge that cloned a neighbour's chain must undo it.
+ *  - mremap growing in place (vma_merge_extend() -> vma_expand()) or moving
+ *    a whole VMA into a hole (MREMAP_FIXED: copy_vma(), move_page_tables(),
+ *    move_vma()'s error path moving the tables back and unmapping the
+ *    copy): every page as it was.  N..N+3 fail only mremap's own sites
+ *    (mremap_own_sites(): a failed cleanup munmap leaves the copy mapped by
+ *    design).
+ * For munmap, brk, mmap and mremap, "as it was" includes whether the
+ * page's VMA has an anon_vma: a merge that cloned a neighbour's chain must
+ * undo it.
  * On success the range has the new protection / is unmapped / is mapped
  * fresh (no page), and every other page is unchanged.
  */
@@ -73,12 +80,23 @@
 #define WO		KSIM_VM_WIPEONFORK
 #define DD		KSIM_VM_DONTDUMP
 #define CMP		(KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | MAY | SH | LKMASK | KSIM_MADV_VM_FLAGS)
-/* the window: pages [0, WIN) from BASE; shapes live in [8, 56) */
+/*
+ * The window: pages [0, WIN) from its base; shapes live in [8, 56), a
+ * mremap's source in [60, 76).  Pages from SRC on are 2 MiB further up: the
+ * source has a page table of its own.  A mremap shape's window starts 32
+ * pages below a 2 MiB boundary, so the hole [24, 40) it moves into spans
+ * two page tables that exist only where a neighbour was faulted:
+ * move_page_tables() can fail on the second after it moved pages into the
+ * first, and move_vma()'s error path must move them back.
+ */
 #define BASE		0x50000000UL
-#define WIN		64
-#define PA(p)		(BASE + (unsigned long)(p) * PG)
+#define BASE_MREMAP	(BASE + 2 * 1024 * 1024UL - 32 * PG)
+#define WIN		80
+#define SRC		60
+static unsigned long base = BASE;	/* the shape being swept's (build() sets it) */
+#define PA(p)		(base + (unsigned long)(p) * PG + ((p) >= SRC ? 2 * 1024 * 1024UL : 0))
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP };
 
 struct seg {
 	int start, npages;
@@ -96,7 +114,8 @@ struct shape {
 	/* then mprotect [pre, pre + pre_n) to pre_access (0: none): splits sharing an anon_vma */
 	int pre, pre_n;
 	unsigned long pre_access;
-	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break */
+	int start, npages;	/* the operation's range; BRK: start_brk and the change of the break;
+				 * MREMAP: the new range */
 	long access;		/* MPROTECT: the new protection; MLOCK: the new lock flags;
 				 * MADVISE: the advice; BRK: the old break (< 0: touched);
 				 * MMAP: the new anonymous mapping's vm_flags */
@@ -107,6 +126,8 @@ struct shape {
 	/* built in a parent, then forked: the call runs in the child, whose faulted
 	 * VMAs have two-link anon_vma chains (a merge's clone can fail half way) */
 	bool forked;
+	int src, old_n;		/* MREMAP: the old range (src == start: grow in place, else a
+				 * MREMAP_FIXED move) */
 };
 
 static const struct shape shapes[] = {
@@ -335,6 +356,8 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 {
 	struct mm_struct *mm = ksim_mm_new();
 
+	base = s->op == MREMAP ? BASE_MREMAP : BASE;
+
 	for (int k = 0; k < 4 && s->segs[k].npages; k++) {
 		const struct seg *g = &s->segs[k];
 
@@ -351,7 +374,7 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 	if (s->uffd) {
 		struct userfaultfd_ctx *ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
 
-		KSIM_EXPECT(ctx && !ksim_uffd_register(ctx, PA(0), WIN * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
+		KSIM_EXPECT(ctx && !ksim_uffd_register(ctx, PA(0), SRC * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
 	}
 	if (s->op == BRK) {
 		long old = s->access;
@@ -389,6 +412,13 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
 	case MMAP:
 		return ksim_mmap(mm, PA(s->start), s->npages * PG, s->access, NULL, 0);
+	case MREMAP: {
+		unsigned long flags = s->src == s->start ? 0 : KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED;
+		long r = ksim_mremap(mm, PA(s->src), s->old_n * PG, s->npages * PG, flags, PA(s->start));
+
+		KSIM_EXPECT(r < 0 || r == (long)PA(s->start), "%s: mremap returned %#lx", s->name, r);
+		return r < 0 ? r : 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -423,7 +453,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	}
 	for (int p = 0; p < WIN; p++) {
 		const struct page_state *b = &before[p], *a = &after[p];
-		bool in = p >= lo && p < hi;
+		bool in = (p >= lo && p < hi) || (s->op == MREMAP && p >= s->src && p < s->src + s->old_n);
 
 		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME;
 
@@ -475,6 +505,26 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		case MUNMAP:
 			KSIM_EXPECT(!a->mapped && !a->pfn, "%s: page %d still mapped", s->name, p);
 			break;
+		case MREMAP: {
+			/* moved: old page i; grown: a fresh page after old page 0's offset + i */
+			int i = p - lo;
+			const struct page_state *o = &before[s->src + (i < s->old_n ? i : 0)];
+			/* copy_vma() gives an unfaulted anonymous VMA the offset of its new address */
+			unsigned long pgoff = !o->file && !o->chain.anon_vma && s->src != s->start ?
+					      PA(p) / PG : o->pgoff + (i < s->old_n ? 0 : i);
+
+			if (p < lo || p >= hi)
+				KSIM_EXPECT(!a->mapped && !a->pfn, "%s: old page %d still mapped", s->name, p);
+			else
+				KSIM_EXPECT(a->mapped && a->flags == o->flags && a->file == o->file &&
+					    a->pgoff == pgoff && a->pfn == (i < s->old_n ? o->pfn : 0),
+					    "%s, allocation %lu failed: page %d: mapped %d flags %#lx pgoff %#lx "
+					    "pfn %#lx, the %s page wants flags %#lx pgoff %#lx pfn %#lx", s->name, n,
+					    p, a->mapped, a->flags, a->pgoff, a->pfn,
+					    i < s->old_n ? "moved" : "grown", o->flags, pgoff,
+					    i < s->old_n ? o->pfn : 0);
+			break;
+		}
 		case MMAP:
 			KSIM_EXPECT(a->mapped && !a->pfn && !a->file && a->pgoff == PA(p) / PG &&
 				    a->flags == (s->access & CMP), "%s: page %d: mapped %d flags %#lx pgoff %#lx",
@@ -523,6 +573,8 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nth = n ? n : ~0UL;	/* n = 0: count the allocations of an unfailed call */
 		cfg.times = times;
+		if (s->op == MREMAP && times > 1)
+			mremap_own_sites(&cfg);
 		ksim_fault_set(&cfg);
 		r = run_op(s, mm);
 		calls = ksim_fault_calls();
@@ -746,6 +798,66 @@ out:
 	check(NULL, "end");
 	check_all_freed();
 	return shapes_run;
+}
+
+/*
+ * mremap's shapes, generated the same way: prev at [8, 24) and next at
+ * [40, 56) of every kind (with the target's flags, so every merge they
+ * allow happens), and either an anonymous target at [24, 32) grown in
+ * place to [24, 40) (vma_merge_extend(): expanding over the hole, into next
+ * where it can) or a whole 16-page VMA at [SRC, SRC + 16) moved into the hole
+ * [24, 40) with MREMAP_FIXED (copy_vma()'s merge with the hole's
+ * neighbours, or a new VMA; then the page tables).  The target or source
+ * is unfaulted or faulted, and the neighbourhoods without file or
+ * unmergeable neighbours run again in a fork child (two-link chains).
+ */
+static unsigned long generated_mremap_sweep(void)
+{
+	static char names[112];
+	unsigned long shapes_run = 0;
+	struct file *f = ksim_file_open("gen-mremap.so");
+
+	for (int forked = 0; forked < 2; forked++)
+	for (int prev = 0; prev < NB_KINDS; prev++)
+	for (int next = 0; next < NB_KINDS; next++)
+	for (int faulted = 0; faulted < 2; faulted++)
+	for (int move = 0; move < 2; move++) {
+		struct shape sh = { .name = names, .op = MREMAP, .vmas = -1, .forked = forked,
+				    .start = 24, .npages = 16, .src = move ? SRC : 24, .old_n = move ? 16 : 8 };
+		int k = 0;
+
+		if (forked && (prev > NB_FAULTED || next > NB_FAULTED))
+			continue;
+		if (prev != NB_NONE)
+			gen_seg(&sh.segs[k++], 8, prev, A_RW);
+		gen_seg(&sh.segs[k], sh.src, faulted ? NB_FAULTED : NB_ANON, A_RW);
+		sh.segs[k++].npages = sh.old_n;
+		if (next != NB_NONE)
+			gen_seg(&sh.segs[k++], 40, next, A_RW);
+		snprintf(names, sizeof(names), "generated mremap%s: prev %s, %s %s, next %s",
+			 forked ? " (forked child)" : "", nb_name[prev], faulted ? "faulted" : "unfaulted",
+			 move ? "VMA moved into the hole" : "target grown over the hole", nb_name[next]);
+		sweep_pass(&sh, 1, f);
+		if (!ksim_problem_count(KSIM_P_TEST))
+			sweep_pass(&sh, 4, f);
+		shapes_run++;
+		if (ksim_problem_count(KSIM_P_TEST))
+			goto out;	/* the first failing shape is the report */
+	}
+out:
+	ksim_file_close(f);
+	check(NULL, "end");
+	check_all_freed();
+	return shapes_run;
+}
+
+KSIM_TEST(mremap_generated_sweep)
+{
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	printf("# %lu generated mremap shapes swept\n", generated_mremap_sweep());
 }
 
 KSIM_TEST(generated_sweep)
