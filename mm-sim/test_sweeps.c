@@ -126,6 +126,7 @@ struct shape {
 	/* built in a parent, then forked: the call runs in the child, whose faulted
 	 * VMAs have two-link anon_vma chains (a merge's clone can fail half way) */
 	bool forked;
+	bool policy;		/* each segment given an MPOL_BIND policy of its own (equal ones) */
 	int src, old_n;		/* MREMAP: the old range (src == start: grow in place, else a
 				 * MREMAP_FIXED move) */
 };
@@ -282,6 +283,9 @@ struct page_state {
 	const void *file;
 	char name[80];
 	struct ksim_anon_chain chain;	/* its VMA's anon_vma and chain (kernel identity) */
+	const void *uffd;		/* its VMA's userfaultfd context (identity) */
+	unsigned short mode;		/* its VMA's NUMA policy (a split copies the object: by value) */
+	unsigned long nodes;
 };
 
 static void page_states(struct mm_struct *mm, struct page_state *ps)
@@ -298,15 +302,25 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].file = vi.file;
 			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
 			ksim_mm_anon_chain(mm, a, &ps[p].chain);
+			ps[p].uffd = ksim_uffd_ctx_at(mm, a);
+#if KSIM_HAVE_MM_VMA_C
+			ksim_vma_policy_at(mm, a, &ps[p].mode, &ps[p].nodes);
+#endif
 		}
 		ps[p].pfn = ksim_mm_pfn(mm, a);
 	}
 }
 
+/* The userfaultfd registration and the NUMA policy of the page's VMA. */
+static bool same_vma_refs(const struct page_state *a, const struct page_state *b)
+{
+	return a->uffd == b->uffd && a->mode == b->mode && a->nodes == b->nodes;
+}
+
 static bool same_page(const struct page_state *a, const struct page_state *b)
 {
 	return a->mapped == b->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
-	       a->file == b->file && a->pfn == b->pfn && !strcmp(a->name, b->name);
+	       a->file == b->file && a->pfn == b->pfn && !strcmp(a->name, b->name) && same_vma_refs(a, b);
 }
 
 /*
@@ -369,6 +383,11 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 			KSIM_EXPECT(!ksim_set_anon_name(mm, PA(g->start), g->npages * PG, g->name),
 				    "%s: naming segment %d", s->name, k);
 	}
+#if KSIM_HAVE_MM_VMA_C
+	for (int k = 0; s->policy && k < 4 && s->segs[k].npages; k++)
+		KSIM_EXPECT(!ksim_mbind(mm, PA(s->segs[k].start), s->segs[k].npages * PG, KSIM_MPOL_BIND, 1),
+			    "%s: mbind of segment %d", s->name, k);
+#endif
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
 	if (s->uffd) {
@@ -460,9 +479,10 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		if (!in || undone) {
 			undone |= alone;
 			KSIM_EXPECT(same_page(a, b), "%s, allocation %lu failed (%ld): page %d changed: "
-				    "mapped %d flags %#lx pgoff %#lx pfn %#lx, was %d %#lx %#lx %#lx", s->name,
-				    n, r, p, a->mapped, a->flags, a->pgoff, a->pfn, b->mapped, b->flags, b->pgoff,
-				    b->pfn);
+				    "mapped %d flags %#lx pgoff %#lx pfn %#lx uffd %p policy %u/%#lx, was %d %#lx "
+				    "%#lx %#lx %p %u/%#lx", s->name, n, r, p, a->mapped, a->flags, a->pgoff, a->pfn,
+				    a->uffd, a->mode, a->nodes, b->mapped, b->flags, b->pgoff, b->pfn, b->uffd,
+				    b->mode, b->nodes);
 			/* a call that failed as a whole undid its anon_vma work too (a merge may give
 			 * a neighbour one on success) */
 			if (undone)
@@ -489,7 +509,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			is_new = a->flags == nf && !strcmp(a->name, nn);
 			is_old = a->flags == b->flags && !strcmp(a->name, b->name);
 			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
-				    a->pfn == b->pfn && (is_new || (r && is_old)),
+				    a->pfn == b->pfn && same_vma_refs(a, b) && (is_new || (r && is_old)),
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
 				    "(was %#lx \"%s\", new %#lx \"%s\")", s->name, n, r, p, a->flags, a->name,
 				    b->flags, b->name, nf, nn);
@@ -517,7 +537,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				KSIM_EXPECT(!a->mapped && !a->pfn, "%s: old page %d still mapped", s->name, p);
 			else
 				KSIM_EXPECT(a->mapped && a->flags == o->flags && a->file == o->file &&
-					    a->pgoff == pgoff && a->pfn == (i < s->old_n ? o->pfn : 0),
+					    a->pgoff == pgoff && a->pfn == (i < s->old_n ? o->pfn : 0) &&
+					    a->mode == o->mode && a->nodes == o->nodes && !a->uffd,
 					    "%s, allocation %lu failed: page %d: mapped %d flags %#lx pgoff %#lx "
 					    "pfn %#lx, the %s page wants flags %#lx pgoff %#lx pfn %#lx", s->name, n,
 					    p, a->mapped, a->flags, a->pgoff, a->pfn,
@@ -527,7 +548,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		}
 		case MMAP:
 			KSIM_EXPECT(a->mapped && !a->pfn && !a->file && a->pgoff == PA(p) / PG &&
-				    a->flags == (s->access & CMP), "%s: page %d: mapped %d flags %#lx pgoff %#lx",
+				    a->flags == (s->access & CMP) && !a->uffd && !a->mode,
+				    "%s: page %d: mapped %d flags %#lx pgoff %#lx",
 				    s->name, p, a->mapped, a->flags, a->pgoff);
 			break;
 		case BRK:
@@ -700,7 +722,11 @@ KSIM_TEST(mmap_hole_sweep)
  * the page model (no merge model here).  The neighbourhoods of absent,
  * unfaulted and faulted neighbours run again in the child of a fork, where
  * a faulted VMA's anon_vma chain has two links: a merge that clones one
- * (dup_anon_vma()) can fail between them.
+ * (dup_anon_vma()) can fail between them; again with every VMA registered
+ * with one userfaultfd context (unmap events); and again with each VMA
+ * given an MPOL_BIND policy object of its own (equal: they merge).  A page's
+ * context and policy are part of the page model, so a failed call that
+ * drops or swaps either, or a merge that takes a neighbour's, shows.
  */
 enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_KINDS };
 
@@ -753,22 +779,28 @@ static unsigned long generated_sweep(enum op op)
 		{ "whole", 24, 16 }, { "start", 24, 8 }, { "end", 32, 8 }, { "middle", 28, 8 },
 		{ "spanning", 20, 24 },
 	};
-	static char names[96];
+	static char names[112];
 	unsigned long shapes_run = 0;
 	struct file *f = ksim_file_open("gen.so");
 
-	for (int forked = 0; forked < 2; forked++)
+	for (int extra = 0; extra < 4; extra++)
 	for (int prev = 0; prev < NB_KINDS; prev++)
 	for (int next = 0; next < NB_KINDS; next++)
 	for (int target = 0; target < 2; target++)
 	for (unsigned int r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
-		struct shape sh = { .name = names, .op = op, .vmas = -1, .forked = forked };
+		bool forked = extra == 1;
+		struct shape sh = { .name = names, .op = op, .vmas = -1, .forked = forked,
+				    .uffd = extra == 2, .policy = extra == 3 };
 		unsigned long before, after;
 		int k = 0;
 
 		/* A fork changes only what has an anon_vma; MADV_DONTFORK neighbours stay behind. */
 		if (forked && (prev > NB_FAULTED || next > NB_FAULTED || op == MADVISE))
 			continue;
+		if (extra > 1 && (prev > NB_FAULTED || next > NB_FAULTED))
+			continue;
+		if (extra > 1 && op == MMAP && prev == NB_NONE && next == NB_NONE)
+			continue;	/* nothing to register or bind */
 		if (op == MMAP && (target || r))
 			continue;	/* mmap fills the hole, whole */
 		if (ranges[r].npages == 24 && (prev == NB_NONE || next == NB_NONE))
@@ -784,7 +816,8 @@ static unsigned long generated_sweep(enum op op)
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
 		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",
-			 forked ? " (forked child)" : "", nb_name[prev],
+			 forked ? " (forked child)" : extra == 2 ? " (uffd-registered)" :
+			 extra == 3 ? " (mbind policies)" : "", nb_name[prev],
 			 op == MMAP ? "no" : target ? "faulted" : "unfaulted", nb_name[next], ranges[r].name);
 		sweep_pass(&sh, 1, f);
 		if (!ksim_problem_count(KSIM_P_TEST))
