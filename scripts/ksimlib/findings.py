@@ -6,6 +6,7 @@ scripts/ksim-xfail (CTest), the fuzz smoke triage (fuzz.py), `ksim stress`
 fails with one line naming the entry and the field.
 """
 import os
+import re
 import sys
 import tomllib
 
@@ -67,6 +68,9 @@ def _check(f, i, ids):
     if f["kind"] in ("bug", "backport") and present and f["status"].get(TREES[-1]) == "gone" \
             and not f.get("fix"):
         raise TableError(f"{where}: gone on {TREES[-1]}: say what fixed it ('fix')")
+    m = _REPRO_OTHER.match(f["reproducer"])
+    if " " in f["reproducer"] and (not m or set(re.split(r",\s*", m.group(2))) - set(TREES)):
+        raise TableError(f"{where}: reproducer '{f['reproducer']}' (a test name, or 'NAME (T, T: OTHER)')")
     from ksimlib import fixes
     err = fixes.check_schema(f, where)
     if err:
@@ -87,6 +91,18 @@ def _check(f, i, ids):
         for t in trees:
             if t not in allowed:
                 raise TableError(f"{xw}: tree {t} is '{f['status'][t]}', not present")
+
+
+_REPRO_OTHER = re.compile(r"^(\S+) \(([\d.]+(?:,\s*[\d.]+)*): (\S+)\)$")
+
+
+def reproducer(f, tree=None):
+    """The CTest name of the finding's reproducer on TREE ('NAME (T, T:
+    OTHER)': those trees name the test OTHER)."""
+    m = _REPRO_OTHER.match(f["reproducer"])
+    if not m:
+        return f["reproducer"]
+    return m.group(3) if tree in re.split(r",\s*", m.group(2)) else m.group(1)
 
 
 _cache = None

@@ -549,9 +549,10 @@ def verify(build, ids=None, labels=None, say=print):
     with ft, open(logpath, "w") as log:
         ft.ensure(log)
         for f in chosen:
-            argv, cwd = report.test_command(build, f["reproducer"])
+            repro = findings.reproducer(f, ft.tree_name)
+            argv, cwd = report.test_command(build, repro)
             if argv is None:
-                say(f"  {f['id']:<38} reproducer {f['reproducer']} is not a test of {build}")
+                say(f"  {f['id']:<38} reproducer {repro} is not a test of {build}")
                 bad += 1
                 continue
             sometimes = bool(f["xfail"]) and all(x.get("sometimes") for x in f["xfail"])
@@ -585,7 +586,7 @@ def verify(build, ids=None, labels=None, say=print):
                 # XFAIL expectation (the finding is present on this tree) would
                 # call the fixed tree's pass a failure.
                 t = subprocess.run(["ctest", "--test-dir", ft.build, "-L", labels,
-                                    "-E", "^" + re.escape(f["reproducer"]) + "$", "-j",
+                                    "-E", "^" + re.escape(repro) + "$", "-j",
                                     str(os.cpu_count() or 2), "--timeout", "900"],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 log.write(t.stdout)

@@ -209,13 +209,13 @@ def reproducer_source(f, build=None):
     part."""
     import glob
     from ksimlib import manifest
-    m = re.match(r"(?:regression/)?([\w-]+)/(\w+)$", f["reproducer"])
+    m = re.match(r"(?:regression/)?([\w-]+)/(\w+)$", findings.reproducer(f))
     if not m:
         return None, None
     comp, name = m.groups()
     if build:
         try:
-            c = manifest.load(build).component_of_test(f["reproducer"])
+            c = manifest.load(build).component_of_test(findings.reproducer(f))
             comp = c["dir"] if c else None
         except manifest.ManifestError:
             pass
@@ -262,6 +262,7 @@ def cmd_report(f, args):
     tree = pick_tree(f, args.tree)
     build = args.build or build_dir(tree)
     kver, ksrc = tree_info(build)
+    repro = findings.reproducer(f, tree)
     w = textwrap.TextWrapper(width=76)
     out = [f"Subject: {f['subject']}", ""]
     out.append(f"Kind: {findings.KINDS[f['kind']]} ({f['id']})")
@@ -287,27 +288,27 @@ def cmd_report(f, args):
     elif args.no_run:
         out.append("What happens: not run (--no-run)")
     else:
-        rc, output, cmd = run_test(build, f["reproducer"])
+        rc, output, cmd = run_test(build, repro)
         if rc is None:
-            out.append(f"What happens: {f['reproducer']} is not a test of {os.path.relpath(build, ROOT)}")
+            out.append(f"What happens: {repro} is not a test of {os.path.relpath(build, ROOT)}")
         else:
             verdict = "fails" if rc else "passes (this run)"
-            out.append(f"What happens on {label} ({f['reproducer']} {verdict}):")
+            out.append(f"What happens on {label} ({repro} {verdict}):")
             out += ["  " + l for l in trim(output, ksrc)] or ["  (no output)"]
             out.append("")
             kv = "" if tree == default_tree() else f"KVER={tree} "
             out.append("Build and run it (from the ksim checkout):")
             out.append(f"  {kv}make build && "
                        + " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd))
-    out.append(f"  ctest --test-dir {os.path.relpath(build, ROOT)} -R '^{f['reproducer']}$' -V")
+    out.append(f"  ctest --test-dir {os.path.relpath(build, ROOT)} -R '^{repro}$' -V")
     src, text = reproducer_source(f, build)
     if text and src.split("/")[1:2] == ["regression"]:
         out += ["", f"Reproducer ({src}, a self-contained program against ksim's shim and the "
                 "tree's own source):", "", text]
     elif text:
         out += ["", f"Reproducer (the test in {src}):", "", text]
-    elif f["reproducer"].startswith("fuzz-known/"):
-        inp = f["reproducer"][len("fuzz-known/"):]
+    elif repro.startswith("fuzz-known/"):
+        inp = repro[len("fuzz-known/"):]
         out += ["", f"Reproducer: the fuzz input fuzz/known/{inp}; its decoded operations "
                 f"(`{os.path.relpath(build, ROOT)}/fuzz/fuzz_{inp.split('/')[0]}_replay -v "
                 f"fuzz/known/{inp}`):"]
@@ -376,10 +377,11 @@ def cmd_verify(fs, trees, args):
         for f in fs:
             want = f["status"][t]
             sometimes = bool(f["xfail"]) and all(x.get("sometimes") for x in f["xfail"])
-            if f["reproducer"].startswith("stress/"):
+            repro = findings.reproducer(f, t)
+            if repro.startswith("stress/"):
                 got = "timing"
             else:
-                rc, output, _ = run_test(build, f["reproducer"])
+                rc, output, _ = run_test(build, repro)
                 if rc is None:
                     got = "not built"
                 elif rc == 0:
@@ -391,8 +393,8 @@ def cmd_verify(fs, trees, args):
                     # or one another finding lists for this tree, may fail with
                     # that one's signature.
                     other = next((g["id"] for g in findings.load() if g is not f
-                                  and (g["reproducer"] == f["reproducer"]
-                                       or any(f["reproducer"].endswith("/" + x["part"]) for x in g["xfail"]))
+                                  and (findings.reproducer(g, t) == repro
+                                       or any(repro.endswith("/" + x["part"]) for x in g["xfail"]))
                                   and signature_of(g, output, t)), None)
                     got = f"other: {other}" if other else "fails differently"
             ok = (got == want or got == "timing" or (want in ("n/a", "unseen") and got == "gone")
@@ -535,7 +537,7 @@ def fix_message(f, kver):
         body += ["", _para("The behaviour may be intended (" + f.get("fix", "see the kernel-doc")
                            + "); this is the code alternative to documenting it.")]
     body += ["", _para(f"Found and checked with ksim, a userspace test bed that builds the "
-                       f"unmodified {kver} source: the reproducer {f['reproducer']} fails on the "
+                       f"unmodified {kver} source: the reproducer {findings.reproducer(f, findings.tree_of(kver))} fails on the "
                        f"pristine tree and passes with this change (`ksim fixes --verify`).")]
     return "\n".join(body)
 
@@ -767,7 +769,7 @@ def repro_check(f, ksrc, kver, fix):
     reported FIXED (failing without the fix, passing with it).  Returns 1
     when one is not."""
     ks = kernel_suite(f)
-    names = [f["reproducer"]] + [f"{ks.ctest}{x['part']}" for x in f["xfail"]
+    names = [findings.reproducer(f, findings.tree_of(kver))] + [f"{ks.ctest}{x['part']}" for x in f["xfail"]
                                  if ks and x.get("note") == "the kernel-style check"]
     names = list(dict.fromkeys(names))     # an entry per tree may name a test twice
     regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"

@@ -35,7 +35,7 @@ fs = findings.load()
 check(len(fs) > 10, f"table loads: {len(fs)} findings")
 
 for f in fs:
-    m = re.match(r"regression/([\w-]+)/(\w+)$", f["reproducer"])
+    m = re.match(r"regression/([\w-]+)/(\w+)$", findings.reproducer(f))
     if m:
         src, _ = report.reproducer_source(f, BUILD)
         check(src is not None, f"{f['id']}: reproducer {f['reproducer']} is a KSIM_TEST in {m.group(1)}/regression/")
@@ -89,8 +89,14 @@ refused(lambda f: f["xfail"].append({"in": "nowhere", "part": "x", "match": "y"}
 refused(lambda f: (f["status"].update({"6.1": "gone"}),
                    f["xfail"].append({"in": "fuzz", "part": "x", "match": "y", "trees": ["6.1"]})),
         "a signature on a tree where the finding is gone")
+refused(lambda f: f.update(reproducer="a/b (see c/d)"), "a reproducer that is no test name")
+refused(lambda f: f.update(reproducer="a/b (5.4: c/d)"), "a reproducer naming an unknown tree")
 check(findings.tree_of("6.12.117") == "6.12" and findings.tree_of("6.1.192") == "6.1"
       and findings.tree_of("7.30.1") is None, "kernel versions map to trees by prefix")
+alt = dict(good, reproducer="x/new (6.1, 6.12: x/old)")
+check([findings.reproducer(alt, t) for t in findings.TREES] == ["x/old", "x/old", "x/new", "x/new"]
+      and findings.reproducer(good, "6.1") == good["reproducer"],
+      "a reproducer named otherwise on some trees: each tree gets its own name")
 
 
 
