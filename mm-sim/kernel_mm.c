@@ -531,6 +531,12 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 }
 
 #if KSIM_HAVE_MM_VMA_C
+/* mprotect(2) of current->mm: the extracted syscall body, no protection key */
+int ksim_do_mprotect(unsigned long start, size_t len, unsigned long prot)
+{
+	return do_mprotect_pkey(start, len, prot, -1);
+}
+
 /* mlock(2)'s VMA loop (extracted apply_vma_lock_flags()); flags as vm_flags_t */
 int ksim_apply_vma_lock_flags(unsigned long start, size_t len, unsigned long flags)
 {

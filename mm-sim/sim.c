@@ -434,58 +434,21 @@ void ksim_mm_all_locks_count(struct mm_struct *mm, unsigned long *mappings, unsi
 		mmap_read_unlock(mm);
 }
 
-/* do_mprotect_pkey()'s loop over the VMAs in range, without pkeys/PROT_GROWS*. */
+/*
+ * mprotect(2): the tree's do_mprotect_pkey() (extracted; kernel_mm.c), its
+ * argument checks and its walk over the VMAs in range, on current->mm;
+ * @access is the PROT_* bits (READ, WRITE, EXEC: the VM_* values; also
+ * PROT_GROWSDOWN/UP), no protection key.
+ */
+int ksim_do_mprotect(unsigned long start, size_t len, unsigned long prot);
 int ksim_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		  unsigned long access)
 {
 #if KSIM_HAVE_MM_VMA_C
-	unsigned long end = start + PAGE_ALIGN(len), nstart, tmp;
-	struct vm_area_struct *vma, *prev;
-	struct mmu_gather tlb;
-	int error = -ENOMEM;
-	VMA_ITERATOR(vmi, mm, start);
+	int error;
 
-	if (start & ~PAGE_MASK || end <= start)
-		return -EINVAL;
 	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	vma = vma_find(&vmi, end);
-	if (!vma || vma->vm_start > start)
-		goto out;
-	prev = vma_prev(&vmi);
-	if (start > vma->vm_start)
-		prev = vma;
-	tlb_gather_mmu(&tlb, mm);
-	nstart = start;
-	tmp = vma->vm_start;
-	for_each_vma_range(vmi, vma, end) {
-		unsigned long newflags;
-
-		if (vma->vm_start != tmp) {
-			error = -ENOMEM;
-			break;
-		}
-		newflags = access & VM_ACCESS_FLAGS;
-		newflags |= vma->vm_flags & ~VM_ACCESS_FLAGS;
-		if ((newflags & ~(newflags >> 4)) & VM_ACCESS_FLAGS) {
-			error = -EACCES;
-			break;
-		}
-		tmp = vma->vm_end;
-		if (tmp > end)
-			tmp = end;
-		error = mprotect_fixup(&vmi, &tlb, vma, &prev, nstart, tmp, newflags);
-		if (error)
-			break;
-		tmp = vma_iter_end(&vmi);
-		nstart = tmp;
-		/* mprotect_fixup() set prev; vma may have been merged away and freed */
-	}
-	tlb_finish_mmu(&tlb);
-	if (!error && tmp < end)
-		error = -ENOMEM;
-out:
-	mmap_write_unlock(mm);
+	error = ksim_do_mprotect(start, len, access);
 	ksim_set_current(NULL);
 	return error;
 #else

@@ -189,6 +189,8 @@ typedef struct pgprot { pgprotval_t pgprot; } pgprot_t;
 #define VM_IGNORE_MERGE	(VM_SOFTDIRTY)
 #define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
 
+#define READ_IMPLIES_EXEC	0x0400000	/* include/uapi/linux/personality.h */
+#define ARCH_VM_PKEY_FLAGS	0		/* no protection keys */
 #endif /* KSIM_HAVE_VMA_FLAGS_T */
 
 /* MMF_* bits in mm->flags: the tree's own (extract/mmf.txt) */
@@ -280,6 +282,9 @@ struct vm_operations_struct {
 	int (*access)(struct vm_area_struct *vma, unsigned long addr, void *buf, int len, int write);
 	int (*may_split)(struct vm_area_struct *area, unsigned long addr);
 	int (*mremap)(struct vm_area_struct *area);
+	/* do_mprotect_pkey() asks before mprotect_fixup() */
+	int (*mprotect)(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+			unsigned long newflags);
 	vm_fault_t (*fault)(struct vm_fault *vmf);
 	vm_fault_t (*page_mkwrite)(struct vm_fault *vmf);
 	vm_fault_t (*pfn_mkwrite)(struct vm_fault *vmf);
@@ -744,6 +749,35 @@ struct vm_unmapped_area_info {
 #define map_deny_write_exec(o, n)		false
 #endif
 #define arch_validate_flags(f)			true
+/*
+ * do_mprotect_pkey() (mm/mprotect.c, extracted): the uapi PROT_* bits
+ * (asm-generic/mman-common.h), include/linux/mman.h's generic
+ * arch_validate_prot() and calc_vm_prot_bits() (PROT_READ/WRITE/EXEC have
+ * the values of VM_READ/WRITE/EXEC, so the translation is a mask), and a
+ * kernel without protection keys (include/linux/pkeys.h: only pkey 0 is
+ * allocated, no override) or an LSM (security_file_mprotect() allows).
+ */
+#define untagged_addr(a)		(a)	/* x86-64 without LAM */
+#ifndef PROT_READ
+#define PROT_READ		0x1
+#define PROT_WRITE		0x2
+#define PROT_EXEC		0x4
+#define PROT_SEM		0x8
+#define PROT_GROWSDOWN		0x01000000
+#define PROT_GROWSUP		0x02000000
+#endif
+#define arch_validate_prot(prot, addr)	\
+	(((prot) & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM)) == 0)
+#define calc_vm_prot_bits(prot, pkey)	((unsigned long)(prot) & (VM_READ | VM_WRITE | VM_EXEC))
+#define mm_pkey_is_allocated(mm, pkey)	((pkey) == 0)
+#define arch_override_mprotect_pkey(vma, prot, pkey)	0
+#define security_file_mprotect(vma, reqprot, prot)	0
+#ifndef VM_ARCH_CLEAR
+#define VM_ARCH_CLEAR	VM_NONE
+#endif
+#ifndef VM_FLAGS_CLEAR
+#define VM_FLAGS_CLEAR	(ARCH_VM_PKEY_FLAGS | VM_ARCH_CLEAR)
+#endif
 #define arch_has_pfn_modify_check()		false
 /*
  * No page walks (PFNMAP PROT_NONE check: no PFNMAP VMAs; mlock: no folios);

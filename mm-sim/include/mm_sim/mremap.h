@@ -157,7 +157,6 @@ void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaul
 #define mremap_userfaultfd_complete(uf, a, r, l)	do { } while (0)
 #define ksm_madvise(v, s, e, adv, flags)	0
 #define can_modify_vma(v)		true
-#define untagged_addr(a)		(a)
 #define mm_populate(a, l)		do { } while (0)
 
 /*
