@@ -15,6 +15,10 @@
  *             VM_ACCOUNT from the kernel (accountable_mapping()).
  *   munmap    addr:u16 len:u8
  *   mprotect  prot:u8 addr:u16 len:u8
+ *             prot bits 0-2 READ, WRITE, EXEC; bits 3-4 garbage the
+ *             contract ignores (mm_sim/contract.h): 3 PROT_SEM, 4 a length
+ *             short of its last page by PAGE_SIZE - 1 bytes.  The kernel
+ *             gets the raw arguments, the model the canonical ones.
  *             With flags bits 5-7 all set it is madvise/naming instead
  *             (trees with mm/vma.c): prot % 12 picks MADV_NORMAL, RANDOM,
  *             SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK,
@@ -425,10 +429,20 @@ static void op_munmap_range(struct ksim_fuzz_in *in, struct proc *p, unsigned lo
 
 static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 {
-	unsigned long access = ksim_fuzz_u8(in) & VM_RWX;
+	unsigned long prot = ksim_fuzz_u8(in), access = prot & VM_RWX;
 	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a, stop = addr;
+	struct ksim_mprotect_args raw = { addr, len, access }, canon;
 	long expect = 0;
 	int r;
+
+	if (prot & 0x8)
+		raw.prot |= KSIM_PROT_SEM;
+	if ((prot & 0x10) && len)
+		raw.len -= PG - 1;
+	canon = raw;
+	/* The garbage is chosen so that the contract maps it back (a harness check). */
+	KSIM_FUZZ_CHECK(!ksim_mprotect_contract(&canon) && canon.len == len && canon.prot == access,
+			"mprotect garbage the contract does not undo");
 
 	KSIM_FUZZ_TRACE("  mprotect [%#lx, %#lx) %#lx\n", addr, end, access);
 	memcpy(before, p->pg, sizeof(before));
@@ -464,7 +478,7 @@ static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 	}
 	stop = a;
 	arm(in);
-	r = ksim_mprotect(p->mm, addr, len, access);
+	r = ksim_mprotect(p->mm, raw.addr, raw.len, raw.prot);
 	disarm();
 	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
 	/*

@@ -811,3 +811,93 @@ KSIM_TEST(mremap_argument_contract)
 	       "%lu succeeded with garbage in an ignored new_addr\n", i, refused, failed, moved, hinted);
 	check_all_freed();
 }
+
+/*
+ * Draw an mprotect(2): a protection (sometimes with PROT_SEM, a PROT_GROWS*
+ * bit, both, or a bit no architecture here knows), an address in a mapping
+ * (sometimes unaligned), a length of whole pages or short of its last page
+ * (sometimes 0, then with valid bits only: see ksim_mprotect_contract()).
+ */
+static void mprotect_draw(struct ksim_rng *rng, struct mm_struct *mm, struct ksim_mprotect_args *a)
+{
+	struct ksim_vma_info v[8];
+	int n = ksim_mm_vmas(mm, v, 8), i = ksim_rng_below(rng, n < 8 ? n : 8);
+	unsigned long pages = (v[i].end - v[i].start) / PG, k = ksim_rng_below(rng, pages);
+
+	a->prot = ksim_rng_below(rng, 8);
+	switch (ksim_rng_below(rng, 8)) {
+	case 0:
+		a->prot |= KSIM_PROT_SEM;
+		break;
+	case 1:
+		a->prot |= ksim_rng_below(rng, 2) ? KSIM_PROT_GROWSDOWN : KSIM_PROT_GROWSUP;
+		break;
+	case 2:
+		a->prot |= KSIM_PROT_GROWSDOWN | KSIM_PROT_GROWSUP;
+		break;
+	case 3:
+		a->prot |= 1UL << (4 + ksim_rng_below(rng, 20));
+		break;
+	}
+	a->addr = v[i].start + k * PG;
+	if (!ksim_rng_below(rng, 16))
+		a->addr += 1 + ksim_rng_below(rng, PG - 1);
+	/* mostly inside the mapping, sometimes past it into a hole or the next one */
+	a->len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		a->len -= ksim_rng_below(rng, PG);
+	if (!ksim_rng_below(rng, 16)) {
+		a->len = 0;
+		a->prot &= KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC;
+	}
+}
+
+/*
+ * mprotect(2)'s argument contract (do_mprotect_pkey(), extracted), by
+ * differential testing as mremap_argument_contract: the call as drawn on
+ * one process, the canonical one (ksim_mprotect_contract()) on an
+ * identical process; same result, VMAs and pages.  A call the contract
+ * refuses fails with -EINVAL and changes nothing.
+ */
+KSIM_TEST(mprotect_argument_contract)
+{
+	struct ksim_rng *rng = ksim_test_rng();
+	unsigned long runs = 1500, i, refused = 0, garbage = 0, failed = 0;
+	char why[256];
+
+	SKIP_WITHOUT_VMA_C();
+	for (i = 0; i < runs && !ksim_problem_count(KSIM_P_TEST); i++) {
+		uint64_t seed = ksim_rng_next(rng);
+		struct ksim_mprotect_args raw, canon;
+		struct mm_struct *a = contract_layout(seed), *b = contract_layout(seed);
+		struct ksim_mm_snapshot *snap = ksim_mm_snapshot(a);
+		long ra, rb, want;
+
+		mprotect_draw(rng, a, &raw);
+		canon = raw;
+		want = ksim_mprotect_contract(&canon);
+		ra = ksim_mprotect(a, raw.addr, raw.len, raw.prot);
+		check(a, "mprotect as drawn");
+		if (want) {
+			refused++;
+			KSIM_EXPECT(ra == want && !ksim_mm_snapshot_compare(snap, a),
+				    "mprotect(%#lx, %#lx, %#lx) = %ld: the contract refuses it (%ld), unchanged",
+				    raw.addr, raw.len, raw.prot, ra, want);
+		} else {
+			rb = ksim_mprotect(b, canon.addr, canon.len, canon.prot);
+			check(b, "mprotect, canonical arguments");
+			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
+				    "mprotect(%#lx, %#lx, %#lx) = %ld, but %ld with the canonical arguments "
+				    "(%#lx, %#lx, %#lx)%s%s", raw.addr, raw.len, raw.prot, ra, rb, canon.addr,
+				    canon.len, canon.prot, ra == rb ? ": " : "", ra == rb ? why : "");
+			failed += ra < 0;
+			garbage += ra == 0 && (raw.len != canon.len || raw.prot != canon.prot);
+		}
+		ksim_mm_snapshot_free(snap);
+		ksim_mm_exit(a);
+		ksim_mm_exit(b);
+	}
+	printf("# %lu calls: %lu refused by the contract, %lu failed in the kernel, %lu succeeded with "
+	       "garbage the kernel must ignore (a partial last page, PROT_SEM)\n", i, refused, failed, garbage);
+	check_all_freed();
+}

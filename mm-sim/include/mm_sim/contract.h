@@ -3,7 +3,7 @@
  * The documented argument contract of the simulated system calls: which
  * arguments matter under which flags, which values are refused before
  * anything is looked up.  A model of the contract, not of the kernel:
- * mm-sim/mremap_argument_contract calls the kernel with the arguments as drawn,
+ * mm-sim's argument-contract tests call the kernel with the arguments as drawn,
  * garbage in the ignored ones included, and compare with the same call
  * on an identical process given the canonical arguments this returns;
  * the two must not differ in anything (result, VMAs, pages).  The mm fuzz
@@ -11,10 +11,11 @@
  * its model judges.
  *
  * Only calls whose argument handling is the kernel's own code are here:
- * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations).
- * mm-sim's mmap, munmap, mprotect, mlock, madvise, brk, mbind and the
- * uffd calls take tidy arguments from ksim code (sim.c): a contract check
- * there would test ksim, so they are not covered (mm-sim/README.md).
+ * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations) and
+ * mprotect(2) (do_mprotect_pkey(); mm-sim/mprotect_argument_contract).
+ * mm-sim's mmap, munmap, mlock, madvise, brk, mbind and the uffd calls
+ * take tidy arguments from ksim code (sim.c): a contract check there would
+ * test ksim, so they are not covered (mm-sim/README.md).
  */
 #ifndef _MM_SIM_CONTRACT_H
 #define _MM_SIM_CONTRACT_H
@@ -57,6 +58,41 @@ static inline long ksim_mremap_contract(struct ksim_mremap_args *a)
 		return -EINVAL;
 	if (!(a->flags & (KSIM_MREMAP_FIXED | KSIM_MREMAP_DONTUNMAP)))
 		a->new_addr = 0;
+	return 0;
+}
+
+struct ksim_mprotect_args {
+	unsigned long addr, len, prot;
+};
+
+/* uapi asm-generic/mman-common.h: PROT_READ/WRITE/EXEC are the KSIM_VM_* bits */
+#define KSIM_PROT_SEM		0x8UL
+#define KSIM_PROT_GROWSDOWN	0x01000000UL
+#define KSIM_PROT_GROWSUP	0x02000000UL
+
+/*
+ * mprotect(2): -EINVAL for PROT_GROWSDOWN with PROT_GROWSUP, an unaligned
+ * @addr, or a bit other than READ, WRITE, EXEC and SEM once the GROWS bits
+ * are off; else 0, and @a is the canonical call: @len rounded up to pages
+ * (the man page: "the calling process's memory pages containing any part
+ * of the address range"), PROT_SEM dropped (the man page: "not used on any
+ * current architecture"; x86-64's calc_vm_prot_bits() maps it to nothing).
+ * A length of 0 stays 0 and the call does nothing; callers do not pair it
+ * with invalid bits (do_mprotect_pkey() returns 0 before it validates
+ * @prot, which no documentation promises).
+ */
+static inline long ksim_mprotect_contract(struct ksim_mprotect_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE, grows = KSIM_PROT_GROWSDOWN | KSIM_PROT_GROWSUP;
+
+	if ((a->prot & grows) == grows)
+		return -EINVAL;
+	if (a->addr & (pg - 1))
+		return -EINVAL;
+	if (a->prot & ~(grows | KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC | KSIM_PROT_SEM))
+		return -EINVAL;
+	a->len = (a->len + pg - 1) & ~(pg - 1);
+	a->prot &= ~KSIM_PROT_SEM;
 	return 0;
 }
 
