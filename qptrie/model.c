@@ -2,9 +2,9 @@
 /*
  * The reference model of the BPF maps (qptrie/include/qptrie/model.h): what
  * each map documents, for every test, fuzz and stress program.  The
- * semantics are read from the trees' kernel/bpf/hashtab.c and lpm_trie.c
- * (6.1, 6.12, 7.2 and 7.3 agree on everything judged here) and from our
- * qp-trie's and the series' contracts.
+ * semantics are read from the trees' kernel/bpf/hashtab.c, lpm_trie.c and
+ * arraymap.c (6.1, 6.12, 7.2 and 7.3 agree on everything judged here) and
+ * from our qp-trie's and the series' contracts.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,6 +80,13 @@ int ksim_bpf_key_cmp(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 
 
 	if (kind & KSIM_BPF_KIND_LPM)
 		return lpm_cmp(a, b);
+	if ((kind & KSIM_BPF_KIND_ARRAY) && alen == 4 && blen == 4) {
+		u32 x, y;
+
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return (x > y) - (x < y);	/* index order, not byte order */
+	}
 	c = memcmp(a, b, min(alen, blen));
 	return c ? c : (alen > blen) - (alen < blen);
 }
@@ -118,6 +125,13 @@ int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned 
 {
 	if (flags > BPF_EXIST)
 		return -EINVAL;
+	/*
+	 * array_map_update_elem(), bpf_percpu_array_update(): flags, then the
+	 * index (-E2BIG past the end: "all elements were pre-allocated"), then
+	 * BPF_NOEXIST (-EEXIST: "all elements already exist").
+	 */
+	if (kind & KSIM_BPF_KIND_ARRAY)
+		return !present ? -E2BIG : flags == BPF_NOEXIST ? -EEXIST : 0;
 	if (present)
 		return flags == BPF_NOEXIST ? -EEXIST : 0;
 	if (flags == BPF_EXIST)
@@ -147,7 +161,8 @@ bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool u
 static bool percpu_map(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
 bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b)
@@ -200,10 +215,20 @@ void ksim_bpf_model_init(struct ksim_bpf_model *m, const struct ksim_bpf_variant
 	m->vsize = ksim_bpf_value_size(map);
 	m->cap = cap;
 	m->e = e;
-	if (!m->e || m->vsize > KSIM_BPF_MODEL_VMAX) {
+	if (!m->e || m->vsize > KSIM_BPF_MODEL_VMAX ||
+	    ((m->kind & KSIM_BPF_KIND_ARRAY) && m->max > cap)) {
 		fprintf(stderr, "ksim_bpf_model: %u entries of %u-byte values: too large\n",
 			cap, m->vsize);
 		abort();
+	}
+	/* an array holds every index from its creation, zeroed (array_map_alloc()) */
+	if (m->kind & KSIM_BPF_KIND_ARRAY) {
+		for (u32 i = 0; i < m->max; i++) {
+			memcpy(m->e[i].key, &i, 4);
+			m->e[i].klen = 4;
+			memset(m->e[i].val, 0, m->vsize);
+		}
+		m->n = m->max;
 	}
 }
 
@@ -262,6 +287,17 @@ int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, 
 		return err;
 	return ksim_bpf_update_expect(m->kind, ksim_bpf_model_find(m, key, klen) >= 0, flags,
 				      m->n, m->max);
+}
+
+int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	int err = ksim_bpf_model_key_error(m, key, klen, true);
+
+	if (err)
+		return err;
+	if (m->kind & KSIM_BPF_KIND_ARRAY)
+		return -EINVAL;	/* array_map_delete_elem() */
+	return ksim_bpf_model_find(m, key, klen) >= 0 ? 0 : -ENOENT;
 }
 
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
@@ -688,6 +724,12 @@ static u64 for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg, u64 z
 	}
 	if (c->del_mask >> (k & 7) & 1) {	/* and may delete the element they visit */
 		err = ksim_bpf_prog_delete(map, key, ks);
+		if (m->kind & KSIM_BPF_KIND_ARRAY) {
+			if (err != -EINVAL)	/* array_map_delete_elem(): kept */
+				c->why = fail("for_each: deleting the visited %s = %d, want -EINVAL",
+					      KS(key, ks), err);
+			return c->stop && c->calls == c->stop;
+		}
 		if (!err && !c->nr_dels++)
 			c->first_del = c->calls;
 		if (!err)

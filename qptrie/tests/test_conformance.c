@@ -17,6 +17,10 @@
  *   order successor of any key; the series and its stand-in
  *   qp_trie_ref_restart: an absent key restarts), full walks (each key
  *   once, in order where promised) and walks that delete as they go;
+ * - arrays (arraymap.c): every index present from creation with a zeroed
+ *   value, updates past the end -E2BIG, BPF_NOEXIST -EEXIST, deletes
+ *   -EINVAL (a program's too), get_next_key in index order (an index past
+ *   the end restarts at 0, the last ends the walk);
  * - create-time checks (bad sizes, flags).
  * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
  * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
@@ -241,7 +245,7 @@ static void one_op(struct ksim_rng *r)
 		err = ksim_bpf_map_delete(M.map, key, klen);
 		if (lock_refused(false, err, live0))
 			return;
-		want = i >= 0 ? 0 : -ENOENT;
+		want = ksim_bpf_model_delete_expect(&M.m, key, klen);
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "delete", "got %d want %d", err, want);
 		if (!err && i >= 0)
@@ -347,7 +351,8 @@ static void walk_and_delete(struct ksim_rng *r)
 		visited++;
 		nlen = sizeof(next);
 		err = ksim_bpf_map_get_next_key(M.map, cur, clen, next, &nlen);
-		if (ksim_rng_below(r, 2) && ksim_bpf_model_find(&M.m, cur, clen) >= 0) {
+		if (!is(KSIM_BPF_KIND_ARRAY) && ksim_rng_below(r, 2) &&
+		    ksim_bpf_model_find(&M.m, cur, clen) >= 0) {
 			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, cur, clen), 0);
 			ksim_bpf_model_del(&M.m, ksim_bpf_model_find(&M.m, cur, clen));
 		}
@@ -487,6 +492,56 @@ CONF(qp_trie_series, "qp_trie", 0, 16, 128, 8000)
 CONF(rhash_k8, "rhash", 8, 16, 64, 6000)
 CONF(rhash_k13, "rhash", 13, 24, 100, 6000)
 #endif
+/* arraymap.c (no lock to fail: no _lockfail); values of 1 byte and of one not a multiple of 8 */
+CONF(array, "array", 4, 16, 64, 4000)
+CONF(array_v13, "array", 4, 13, 100, 4000)
+CONF(array_v1, "array", 4, 1, 7, 2000)
+/*
+ * The per-CPU array without update flags 3 (vf_: in bpf/conformance):
+ * 7.2 and 7.3's bpf_percpu_array_update() takes them as BPF_ANY, as the
+ * per-CPU hashes do (bpf-percpu-update-flags); 6.x refuse them.
+ */
+CONF_VF(percpu_array, "percpu_array", 4, 12, 64, 3000)
+CONF_VF(percpu_array_v5, "percpu_array", 4, 5, 33, 3000)
+
+/*
+ * Array update flags beyond 0..3: BPF_F_LOCK without a spin lock in the
+ * value -EINVAL (array_map_update_elem(); the per-CPU array refuses it
+ * outright), also with an index past the end; the error order of
+ * BPF_NOEXIST past the end (-E2BIG first).
+ */
+KSIM_TEST(array_update_flags)
+{
+	static const char *const names[] = { "array", "percpu_array" };
+
+	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
+		const struct ksim_bpf_variant *v = ksim_bpf_variant_find(names[n]);
+		struct ksim_bpf_map_attr a = { .key_size = 4, .value_size = 8, .max_entries = 4 };
+		u8 val[VMAX] = { 1 }, got[VMAX];
+		u32 in = 3, past = 4, next;
+		struct bpf_map *map;
+		int err;
+
+		KSIM_ASSERT(v, "variant %s not built", names[n]);
+		map = ksim_bpf_map_create(v, &a, &err);
+		KSIM_ASSERT(map, "create %s: %d", names[n], err);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_F_LOCK), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_F_LOCK | BPF_EXIST), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &past, 4, val, BPF_F_LOCK), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &past, 4, val, BPF_NOEXIST), -E2BIG);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_NOEXIST), -EEXIST);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_EXIST), 0);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(map, &in, 4, got, 0), 0);
+		KSIM_EXPECT(got[0] == 1, "%s: the value written with BPF_EXIST", names[n]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(map, &past, 4, got, 0), -ENOENT);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(map, &in, 4, got, 0), -ENOTSUPP);
+		/* the last index ends the walk; past the end restarts */
+		KSIM_EXPECT_EQ(ksim_bpf_map_get_next_key(map, &in, 4, &next, &(u32){ 4 }), -ENOENT);
+		KSIM_EXPECT(!ksim_bpf_map_get_next_key(map, &past, 4, &next, &(u32){ 4 }) && next == 0,
+			    "%s: get_next_key past the end", names[n]);
+		ksim_bpf_map_free(map);
+	}
+}
 
 struct bad_create {
 	const char *variant;
@@ -506,6 +561,12 @@ KSIM_TEST(create_checks)
 		{ "lpm_trie", { .key_size = 3, .value_size = 8, .max_entries = 4 }, -EINVAL },
 		{ "lpm_trie", { .key_size = 8, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 8, .max_entries = 4 }, -E2BIG },
+		/* array_map_alloc_check(): u32 keys, a value, at least one entry */
+		{ "array", { .key_size = 8, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "array", { .key_size = 4, .value_size = 0, .max_entries = 4 }, -EINVAL },
+		{ "array", { .key_size = 4, .value_size = 8, .max_entries = 0 }, -EINVAL },
+		{ "percpu_array", { .key_size = 4, .value_size = 8, .max_entries = 4,
+				    .map_flags = BPF_F_MMAPABLE }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 4, .value_size = 8, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 0, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		/* the BTF-typed key shape refuses the v1 flag */

@@ -57,7 +57,7 @@ static bool is(unsigned int kind)
 	return V->kind & kind;
 }
 
-/* Key @k's bytes: 8-byte hash keys, LPM /32 keys, 1..8-byte qp-trie keys. */
+/* Key @k's bytes: 8-byte hash keys, LPM /32 keys, 1..8-byte qp-trie keys, array indexes. */
 static u32 key_of(u32 k, u8 *b)
 {
 	if (is(KSIM_BPF_KIND_DYNPTR)) {
@@ -73,6 +73,10 @@ static u32 key_of(u32 k, u8 *b)
 		memcpy(b, &plen, 4);
 		memcpy(b + 4, &data, 4);
 		return 8;
+	}
+	if (is(KSIM_BPF_KIND_ARRAY)) {	/* k >= MAXE: past the end */
+		memcpy(b, &k, 4);
+		return 4;
 	}
 	memset(b, 0, 8);
 	b[0] = (u8)k;
@@ -120,7 +124,7 @@ static bool lock_refused(struct bpf_map *m, bool update, int ret, unsigned long 
 /* The key's state against the model; LRU: it may have been evicted. */
 static bool check_key(struct bpf_map *m, struct ksim_bpf_model *M, u32 k, unsigned long nth, int step)
 {
-	u8 kb[KLEN_MAX], val[VS];
+	u8 kb[KLEN_MAX], val[KSIM_BPF_MODEL_VMAX];
 	u32 len = key_of(k, kb);
 	int ret = ksim_bpf_map_lookup(m, kb, len, val, 0), i = ksim_bpf_model_find(M, kb, len);
 	const char *why;
@@ -204,7 +208,7 @@ static bool run(unsigned long nth)
 	struct ksim_rng rng;
 	unsigned long seen = ksim_fault_failures();
 	struct bpf_map *m;
-	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[VS];
+	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[KSIM_BPF_MODEL_VMAX];
 	const char *why = NULL;
 	int err, ret;
 	u32 h = 0;
@@ -213,7 +217,7 @@ static bool run(unsigned long nth)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
 	ksim_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
-	ksim_bpf_attr_set_key(&a, V, 8, KLEN_MAX);
+	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : 8, KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
 		if (err == -ENOMEM && injected_since(&seen))
@@ -239,7 +243,7 @@ static bool run(unsigned long nth)
 			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
 			u64 f = flags[ksim_rng_below(&rng, 4)];
 
-			for (u32 b = 0; b < VS; b++)
+			for (u32 b = 0; b < M.vsize; b++)	/* per-CPU: every CPU's */
 				val[b] = (u8)(step * 7 + b + k);
 			expect = ksim_bpf_model_update_expect(&M, kb, len, f);
 			ret = ksim_bpf_map_update(m, kb, len, val, f);
@@ -258,11 +262,11 @@ static bool run(unsigned long nth)
 			}
 		} else if (op < 75 || (op < 80 && !m->ops->map_lookup_and_delete_elem)) {
 			ret = ksim_bpf_map_delete(m, kb, len);
-			expect = i >= 0 ? 0 : -ENOENT;
+			expect = ksim_bpf_model_delete_expect(&M, kb, len);
 			if (lock_refused(m, false, ret, live0, nth, step)) {
 			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect) {
-				if (i >= 0)
+				if (!ret && i >= 0)
 					ksim_bpf_model_del(&M, i);
 			} else {
 				ok = false;
@@ -395,6 +399,8 @@ KSIM_TEST(sweep_hash_noprealloc) { sweep("hash_noprealloc"); }
 KSIM_TEST(sweep_lru_hash) { sweep("lru_hash"); }
 KSIM_TEST(sweep_lpm_trie) { sweep("lpm_trie"); }
 KSIM_TEST(sweep_qp_trie_ref) { sweep("qp_trie_ref"); }
+KSIM_TEST(sweep_array) { sweep("array"); }
+KSIM_TEST(sweep_percpu_array) { sweep("percpu_array"); }
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(sweep_rhash) { sweep("rhash"); }
 #endif

@@ -26,7 +26,13 @@
  * - qp-tries (dynptr keys of 1..map_extra bytes): -ENOSPC when full; the
  *   get_next_key contract is the variant's (KSIM_BPF_KIND_ORDERED: byte
  *   order from a present key; KSIM_BPF_KIND_SUCC_ANY: the successor of any
- *   key, present or not; otherwise an absent key restarts at the first).
+ *   key, present or not; otherwise an absent key restarts at the first);
+ * - arrays (kernel/bpf/arraymap.c, KSIM_BPF_KIND_ARRAY): u32 index keys,
+ *   the model holds every index below max_entries from its creation, with
+ *   a zeroed value; update flags as hash maps, but an index past the end
+ *   is -E2BIG (before BPF_NOEXIST's -EEXIST); delete is -EINVAL; per-CPU
+ *   arrays hold one value per CPU; get_next_key in index order, an absent
+ *   (past the end) key restarts at index 0, the last index ends the walk.
  *
  * Judging functions return NULL when the map did what it may do, else one
  * line saying what went wrong (a per-thread buffer, valid until the next
@@ -119,6 +125,8 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 /* What an update of @key with @flags must return (before LRU self-eviction). */
 int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				 u64 flags);
+/* What a delete of @key must return (arrays: -EINVAL, nothing deleted). */
+int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
 /* After a successful update: the element (new or replaced) with @val; its index. */
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val);
 /*

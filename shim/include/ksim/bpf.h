@@ -56,6 +56,13 @@ struct ksim_bpf_variant {
  * deleted key: -ENOENT, which bpf_each_rhash_elem() takes for the end).
  */
 #define KSIM_BPF_KIND_RHASH	0x400
+/*
+ * arraymap.c's arrays: u32 index keys, every index below max_entries
+ * present from creation (zeroed values), none deleted (-EINVAL); an
+ * update past the end -E2BIG, BPF_NOEXIST -EEXIST; get_next_key in index
+ * order, an absent key restarting at index 0 (with KSIM_BPF_KIND_ORDERED).
+ */
+#define KSIM_BPF_KIND_ARRAY	0x800
 
 /*
  * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
