@@ -123,6 +123,14 @@ int ksim_bpf_full_error(unsigned int kind)
 int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned int n,
 			   unsigned int max)
 {
+	/*
+	 * queue_stack_map_push_elem(): BPF_NOEXIST or anything above
+	 * BPF_EXIST -EINVAL; a full map -E2BIG unless BPF_EXIST ("force
+	 * making room": the oldest element goes).
+	 */
+	if (kind & KSIM_BPF_KIND_KEYLESS)
+		return (flags & BPF_NOEXIST) || flags > BPF_EXIST ? -EINVAL :
+		       n >= max && !(flags & BPF_EXIST) ? -E2BIG : 0;
 	if (flags > BPF_EXIST)
 		return -EINVAL;
 	/*
@@ -241,6 +249,8 @@ void ksim_bpf_model_fini(struct ksim_bpf_model *m)
 
 int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 klen, bool write)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return klen ? -EINVAL : 0;	/* the driver: a key for a map without keys */
 	if (m->kind & KSIM_BPF_KIND_DYNPTR)
 		return !klen || klen > m->map->map_extra ? -EINVAL : 0;
 	if (klen != m->map->key_size)
@@ -253,6 +263,8 @@ int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 
 
 int ksim_bpf_model_find(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return -1;
 	for (u32 i = 0; i < m->n; i++)
 		if (ksim_bpf_key_eq(m->kind, m->e[i].key, m->e[i].klen, key, klen))
 			return i;
@@ -265,6 +277,9 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 
 	if (ksim_bpf_model_key_error(m, key, klen, false))
 		return -1;
+	/* a peek: the oldest element of a queue, the newest of a stack (e[] in push order) */
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return !m->n ? -1 : m->kind & KSIM_BPF_KIND_QUEUE ? 0 : (int)m->n - 1;
 	if (!(m->kind & KSIM_BPF_KIND_LPM))
 		return ksim_bpf_model_find(m, key, klen);
 	if (ksim_bpf_lpm_plen(key) > (m->map->key_size - 4) * 8)
@@ -295,14 +310,25 @@ int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, 
 
 	if (err)
 		return err;
-	if (m->kind & KSIM_BPF_KIND_ARRAY)
-		return -EINVAL;	/* array_map_delete_elem() */
+	/* array_map_delete_elem(), queue_stack_map_delete_elem() */
+	if (m->kind & (KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_KEYLESS))
+		return -EINVAL;
 	return ksim_bpf_model_find(m, key, klen) >= 0 ? 0 : -ENOENT;
 }
 
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
 {
 	int i = ksim_bpf_model_find(m, key, klen);
+
+	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* a push; full (BPF_EXIST): the oldest goes */
+		if (m->n >= m->max && m->n)
+			memmove(&m->e[0], &m->e[1], --m->n * sizeof(m->e[0]));
+		if (m->n >= m->cap)
+			abort();
+		m->e[m->n].klen = 0;
+		memcpy(m->e[m->n].val, val, m->vsize);
+		return m->n++;
+	}
 
 	if (i < 0) {
 		if (m->n >= m->cap || klen > KSIM_BPF_MODEL_KMAX) {
@@ -343,7 +369,32 @@ const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, 
 
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* keep the push order */
+		memmove(&m->e[i], &m->e[i + 1], (m->n - i - 1) * sizeof(m->e[0]));
+		m->n--;
+		return;
+	}
 	m->e[i] = m->e[--m->n];
+}
+
+const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const void *got)
+{
+	int j = ksim_bpf_model_lookup(m, NULL, 0);
+	int want = j >= 0 ? 0 : -ENOENT;
+
+	if (err != want)
+		return fail("pop = %d, model %d (%u elements)", err, want, m->n);
+	if (err)
+		return NULL;
+	if (!ksim_bpf_value_eq(m->map, got, m->e[j].val)) {
+		for (u32 i = 0; i < m->n; i++)
+			if (ksim_bpf_value_eq(m->map, got, m->e[i].val))
+				return fail("pop: element %u of %u (push order), model %s", i, m->n,
+					    m->kind & KSIM_BPF_KIND_QUEUE ? "the oldest" : "the newest");
+		return fail("pop: a value never pushed (or gone), %u elements", m->n);
+	}
+	ksim_bpf_model_del(m, j);
+	return NULL;
 }
 
 const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len)
@@ -407,6 +458,8 @@ const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *
 	if (kerr)
 		return err == kerr ? NULL : fail("get_next_key(%s) = %d, want %d", KS(key, klen),
 						 err, kerr);
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)	/* queue_stack_map_get_next_key() */
+		return err == -EINVAL ? NULL : fail("get_next_key = %d, want -EINVAL", err);
 	i = key ? ksim_bpf_model_find(m, key, klen) : -1;
 	restart = !key || (i < 0 && !(m->kind & KSIM_BPF_KIND_SUCC_ANY));
 	if (ordered) {

@@ -90,6 +90,9 @@ static const struct ksim_bpf_variant variants[] = {
 	  KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_ORDERED | K },
 	{ "percpu_array", &percpu_array_map_ops, BPF_MAP_TYPE_PERCPU_ARRAY, 0,
 	  KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_PERCPU | KSIM_BPF_KIND_ORDERED | K },
+	/* queue_stack_maps.c: no keys; pop from the oldest (queue) or the newest (stack) end */
+	{ "queue", &queue_map_ops, BPF_MAP_TYPE_QUEUE, 0, KSIM_BPF_KIND_QUEUE | K },
+	{ "stack", &stack_map_ops, BPF_MAP_TYPE_STACK, 0, KSIM_BPF_KIND_STACK | K },
 	{ NULL },
 };
 

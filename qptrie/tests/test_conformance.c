@@ -21,6 +21,9 @@
  *   value, updates past the end -E2BIG, BPF_NOEXIST -EEXIST, deletes
  *   -EINVAL (a program's too), get_next_key in index order (an index past
  *   the end restarts at 0, the last ends the walk);
+ * - queues and stacks (queue_stack_maps.c): pushes, peeks and pops against
+ *   the model's values in push order, full maps (-E2BIG; BPF_EXIST drops
+ *   the oldest), the refused commands, then drained in order;
  * - create-time checks (bad sizes, flags).
  * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
  * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
@@ -543,6 +546,86 @@ KSIM_TEST(array_update_flags)
 	}
 }
 
+/*
+ * Maps without keys (queue_stack_maps.c): random pushes with every flag
+ * value, peeks, pops, and the commands they refuse (delete, get_next_key,
+ * a key given), each judged by the model; every value pushed is distinct,
+ * so a pop from the wrong end names where it came from.  Drained at the
+ * end: every element in order, then -ENOENT.
+ */
+static void run_keyless(const char *name, u32 vsize, u32 max, u32 ops)
+{
+	const struct ksim_bpf_variant *v = ksim_bpf_variant_find(name);
+	struct ksim_rng *r = ksim_test_rng();
+	struct ksim_bpf_map_attr a = { .value_size = vsize, .max_entries = max };
+	u8 val[VMAX], got[VMAX], next[8];
+	u32 pushed = 0, nlen, key = 0;
+	int err;
+
+	KSIM_ASSERT(v, "variant %s not built", name);
+	memset(&M, 0, sizeof(M));
+	M.v = v;
+	M.map = ksim_bpf_map_create(v, &a, &err);
+	KSIM_ASSERT(M.map, "create %s: %d", name, err);
+	ksim_bpf_model_init(&M.m, v, M.map, NMAX);
+	for (u32 i = 0; i < ops && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		unsigned int op = ksim_rng_below(r, 100);
+
+		if (op < 45) {
+			u64 flags = ksim_rng_below(r, 8) ? ksim_rng_below(r, 3) :
+				    ksim_rng_below(r, 2) ? 3 : BPF_F_LOCK;
+			int want = ksim_bpf_model_update_expect(&M.m, NULL, 0, flags);
+
+			memset(val, 0, vsize);
+			memcpy(val, &pushed, min_t(u32, 4, vsize));
+			val[vsize - 1] ^= (u8)(pushed >> 8);
+			pushed++;
+			err = ksim_bpf_map_update(M.map, NULL, 0, val, flags);
+			if (err != want)
+				ksim_test_fail(__FILE__, __LINE__, "push", "flags %llu: got %d want %d (n %u)",
+					       (unsigned long long)flags, err, want, M.m.n);
+			else if (!err)
+				ksim_bpf_model_put(&M.m, NULL, 0, val);
+		} else if (op < 65) {
+			JUDGE(ksim_bpf_model_lookup_on_map(&M.m, NULL, 0));
+		} else if (op < 90) {
+			err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+			JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+		} else if (op < 94) {
+			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, NULL, 0),
+				       ksim_bpf_model_delete_expect(&M.m, NULL, 0));
+		} else if (op < 97) {
+			JUDGE(ksim_bpf_model_next_on_map(&M.m, NULL, 0));
+		} else {
+			/* a key for a map without keys; a pop with flags */
+			JUDGE(ksim_bpf_model_lookup_on_map(&M.m, (u8 *)&key, 4));
+			KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, BPF_F_LOCK),
+				       -EINVAL);
+			nlen = sizeof(next);
+			JUDGE(ksim_bpf_model_check_next(&M.m, (u8 *)&key, 4,
+				ksim_bpf_map_get_next_key(M.map, &key, 4, next, &nlen), next, nlen));
+		}
+	}
+	while (M.m.n && ksim_problem_count(KSIM_P_TEST) <= 5) {
+		err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+		JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+		if (err)
+			break;
+	}
+	KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0), -ENOENT);
+	KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, NULL, 0, got, 0), -ENOENT);
+	ksim_bpf_map_free(M.map);
+	ksim_bpf_model_fini(&M.m);
+}
+
+/* small maps fill up (-E2BIG, BPF_EXIST overwriting) */
+KSIM_TEST(queue) { run_keyless("queue", 8, 16, 4000); }
+KSIM_TEST(queue_v13) { run_keyless("queue", 13, 5, 2000); }
+KSIM_TEST(queue_v1) { run_keyless("queue", 1, 64, 2000); }
+KSIM_TEST(stack) { run_keyless("stack", 8, 16, 4000); }
+KSIM_TEST(stack_v13) { run_keyless("stack", 13, 5, 2000); }
+KSIM_TEST(stack_v1) { run_keyless("stack", 1, 64, 2000); }
+
 struct bad_create {
 	const char *variant;
 	struct ksim_bpf_map_attr a;
@@ -567,6 +650,10 @@ KSIM_TEST(create_checks)
 		{ "array", { .key_size = 4, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "percpu_array", { .key_size = 4, .value_size = 8, .max_entries = 4,
 				    .map_flags = BPF_F_MMAPABLE }, -EINVAL },
+		/* queue_stack_map_alloc_check(): no key, a value, at least one entry */
+		{ "queue", { .key_size = 4, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "stack", { .key_size = 0, .value_size = 0, .max_entries = 4 }, -EINVAL },
+		{ "stack", { .key_size = 0, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 4, .value_size = 8, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 0, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		/* the BTF-typed key shape refuses the v1 flag */

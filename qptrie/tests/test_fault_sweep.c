@@ -29,6 +29,9 @@
  * while the command itself succeeds as modelled.  Variants without such
  * sites on a tree (6.x tries) have nothing to sweep.
  *
+ * Queues and stacks (no keys) run pushes, peeks and pops instead, a peek
+ * judged after each, and are drained in the model's order at the end.
+ *
  * The sequences are fixed (seeded from the variant's name, not the run
  * seed): the sweep is exhaustive and replays identically.
  */
@@ -198,6 +201,59 @@ static const char *refill(struct bpf_map *m, struct ksim_bpf_model *M, unsigned 
 }
 
 /*
+ * A step on a map without keys (queue, stack): a push with any flags, a
+ * peek, a pop, or a refused delete / get_next_key, then a peek judged.
+ * False after a mismatch.
+ */
+static bool keyless_step(struct bpf_map *m, struct ksim_bpf_model *M, struct ksim_rng *rng,
+			 unsigned long nth, int step, unsigned long *seen)
+{
+	u32 op = ksim_rng_below(rng, 100), nlen = 8;
+	u8 val[KSIM_BPF_MODEL_VMAX], nb[8];
+	const char *why = NULL;
+	int ret, expect = 0;
+
+	/* pushes outnumber pops: the map fills up (-E2BIG; BPF_EXIST drops the oldest) */
+	if (op < 55) {
+		static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_EXIST, BPF_EXIST, BPF_NOEXIST, 3 };
+		u64 f = flags[ksim_rng_below(rng, ARRAY_SIZE(flags))];
+
+		memset(val, 0, VS);
+		memcpy(val, &step, sizeof(step));
+		expect = ksim_bpf_model_update_expect(M, NULL, 0, f);
+		ret = ksim_bpf_map_update(m, NULL, 0, val, f);
+		if (ret == -ENOMEM && injected_since(seen))
+			;
+		else if (ret != expect)
+			why = "push";
+		else if (!ret)
+			ksim_bpf_model_put(M, NULL, 0, val);
+	} else if (op < 70) {
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
+	} else if (op < 90) {
+		ret = ksim_bpf_map_lookup_and_delete(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_pop(M, ret, val);
+	} else if (op < 95) {
+		ret = ksim_bpf_map_delete(m, NULL, 0);
+		expect = ksim_bpf_model_delete_expect(M, NULL, 0);
+		if (ret != expect)
+			why = "delete";
+	} else {
+		ret = ksim_bpf_map_get_next_key(m, NULL, 0, nb, &nlen);
+		why = ksim_bpf_model_check_next(M, NULL, 0, ret, nb, nlen);
+	}
+	if (!why) {
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
+	}
+	if (why)
+		ksim_test_fail(__FILE__, __LINE__, "map == model", "%s nth=%lu step %d op %u: %s (%d, model %d)",
+			       V->name, nth, step, op, why, ret, expect);
+	return !why;
+}
+
+/*
  * One run of the fixed sequence.  Returns false after the first mismatch
  * (the rest of the run would only repeat it).
  */
@@ -217,7 +273,8 @@ static bool run(unsigned long nth)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
 	ksim_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
-	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : 8, KLEN_MAX);
+	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : is(KSIM_BPF_KIND_KEYLESS) ? 0 : 8,
+			      KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
 		if (err == -ENOMEM && injected_since(&seen))
@@ -234,6 +291,13 @@ static bool run(unsigned long nth)
 		bool ok = true;
 		int expect;
 
+		if (is(KSIM_BPF_KIND_KEYLESS)) {
+			if (!keyless_step(m, &M, &rng, nth, step, &seen)) {
+				why = "";
+				break;
+			}
+			continue;
+		}
 		if (is(KSIM_BPF_KIND_LRU)) {	/* refresh: the LRU may have evicted it */
 			check_key(m, &M, k, nth, step);
 			i = ksim_bpf_model_find(&M, kb, len);
@@ -340,8 +404,17 @@ static bool run(unsigned long nth)
 		if (is(KSIM_BPF_KIND_LPM))
 			rcu_barrier();
 	}
+	/* queues and stacks: drained, every element in the model's order */
+	while (!why && is(KSIM_BPF_KIND_KEYLESS)) {
+		ret = ksim_bpf_map_lookup_and_delete(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_pop(&M, ret, val);
+		if (why)
+			ksim_test_fail(__FILE__, __LINE__, "drain", "%s nth=%lu: %s", V->name, nth, why);
+		if (ret)
+			break;
+	}
 	/* the whole map: a walk from the start (-ENOMEM injected: start over) */
-	if (!why && lru_reconcile(&M, nth, NOPS)) {
+	if (!why && !is(KSIM_BPF_KIND_KEYLESS) && lru_reconcile(&M, nth, NOPS)) {
 		do {
 			why = ksim_bpf_model_walk(&M, &err);
 		} while (!why && err == -ENOMEM && injected_since(&seen));
@@ -401,6 +474,8 @@ KSIM_TEST(sweep_lpm_trie) { sweep("lpm_trie"); }
 KSIM_TEST(sweep_qp_trie_ref) { sweep("qp_trie_ref"); }
 KSIM_TEST(sweep_array) { sweep("array"); }
 KSIM_TEST(sweep_percpu_array) { sweep("percpu_array"); }
+KSIM_TEST(sweep_queue) { sweep("queue"); }
+KSIM_TEST(sweep_stack) { sweep("stack"); }
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(sweep_rhash) { sweep("rhash"); }
 #endif

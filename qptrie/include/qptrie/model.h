@@ -32,7 +32,13 @@
  *   a zeroed value; update flags as hash maps, but an index past the end
  *   is -E2BIG (before BPF_NOEXIST's -EEXIST); delete is -EINVAL; per-CPU
  *   arrays hold one value per CPU; get_next_key in index order, an absent
- *   (past the end) key restarts at index 0, the last index ends the walk.
+ *   (past the end) key restarts at index 0, the last index ends the walk;
+ * - queues and stacks (kernel/bpf/queue_stack_maps.c, KSIM_BPF_KIND_QUEUE,
+ *   _STACK): no keys; the model holds the values in push order; update
+ *   pushes (BPF_ANY; BPF_EXIST drops the oldest when full; BPF_NOEXIST or
+ *   other flags -EINVAL; full without BPF_EXIST -E2BIG); lookup peeks and
+ *   lookup_and_delete pops the oldest (queue) or the newest (stack),
+ *   -ENOENT when empty; delete and get_next_key -EINVAL.
  *
  * Judging functions return NULL when the map did what it may do, else one
  * line saying what went wrong (a per-thread buffer, valid until the next
@@ -141,6 +147,8 @@ int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const 
 const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				       u32 cpu, const void *val, const void *got);
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
+/* Queues and stacks: a pop (lookup_and_delete) that returned @err and @got; the model pops too. */
+const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const void *got);
 
 /* LRU maps: drop the keys the map evicted; @must (if set) may not be one of them. */
 const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len);

@@ -63,6 +63,15 @@ struct ksim_bpf_variant {
  * order, an absent key restarting at index 0 (with KSIM_BPF_KIND_ORDERED).
  */
 #define KSIM_BPF_KIND_ARRAY	0x800
+/*
+ * queue_stack_maps.c: no keys (key_size 0).  An update pushes (BPF_ANY, or
+ * BPF_EXIST: a full map drops its oldest element instead of -E2BIG), a
+ * lookup peeks, lookup_and_delete pops (-ENOENT when empty): the oldest
+ * element (QUEUE) or the newest (STACK).  Delete and get_next_key -EINVAL.
+ */
+#define KSIM_BPF_KIND_QUEUE	0x1000
+#define KSIM_BPF_KIND_STACK	0x2000
+#define KSIM_BPF_KIND_KEYLESS	(KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK)
 
 /*
  * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
