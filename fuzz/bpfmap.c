@@ -642,7 +642,7 @@ static void bpfmap_init(void)
 {
 	const struct ksim_bpf_variant *v;
 
-	/* the arrays, queues and stacks: not yet driven here (no delete; fixed or no keys) */
+	/* the arrays, queues, stacks, bloom filters: not yet driven here (no delete; fixed or no keys) */
 	for (unsigned int i = 0; (v = ksim_bpf_variant(i)); i++)
 		if (!(v->kind & (KSIM_BPF_KIND_STAND_IN | KSIM_BPF_KIND_ARRAY |
 				 KSIM_BPF_KIND_KEYLESS)) &&

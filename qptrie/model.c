@@ -128,6 +128,8 @@ int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned 
 	 * BPF_EXIST -EINVAL; a full map -E2BIG unless BPF_EXIST ("force
 	 * making room": the oldest element goes).
 	 */
+	if (kind & KSIM_BPF_KIND_BLOOM)
+		return flags != BPF_ANY ? -EINVAL : 0;	/* bloom_map_push_elem(); never full */
 	if (kind & KSIM_BPF_KIND_KEYLESS)
 		return (flags & BPF_NOEXIST) || flags > BPF_EXIST ? -EINVAL :
 		       n >= max && !(flags & BPF_EXIST) ? -E2BIG : 0;
@@ -278,6 +280,8 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 	if (ksim_bpf_model_key_error(m, key, klen, false))
 		return -1;
 	/* a peek: the oldest element of a queue, the newest of a stack (e[] in push order) */
+	if (m->kind & KSIM_BPF_KIND_BLOOM)
+		return -1;	/* a bloom filter is asked for a value: ksim_bpf_model_check_lookup() */
 	if (m->kind & KSIM_BPF_KIND_KEYLESS)
 		return !m->n ? -1 : m->kind & KSIM_BPF_KIND_QUEUE ? 0 : (int)m->n - 1;
 	if (!(m->kind & KSIM_BPF_KIND_LPM))
@@ -310,16 +314,36 @@ int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, 
 
 	if (err)
 		return err;
+	if (m->kind & KSIM_BPF_KIND_BLOOM)
+		return -EOPNOTSUPP;	/* bloom_map_delete_elem() */
 	/* array_map_delete_elem(), queue_stack_map_delete_elem() */
 	if (m->kind & (KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_KEYLESS))
 		return -EINVAL;
 	return ksim_bpf_model_find(m, key, klen) >= 0 ? 0 : -ENOENT;
 }
 
+int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val)
+{
+	for (u32 i = 0; i < m->n; i++)
+		if (!memcmp(m->e[i].val, val, m->vsize))
+			return i;
+	return -1;
+}
+
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
 {
 	int i = ksim_bpf_model_find(m, key, klen);
 
+	if (m->kind & KSIM_BPF_KIND_BLOOM) {	/* the set of values added */
+		i = ksim_bpf_model_find_value(m, val);
+		if (i >= 0)
+			return i;
+		if (m->n >= m->cap)
+			abort();
+		m->e[m->n].klen = 0;
+		memcpy(m->e[m->n].val, val, m->vsize);
+		return m->n++;
+	}
 	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* a push; full (BPF_EXIST): the oldest goes */
 		if (m->n >= m->max && m->n)
 			memmove(&m->e[0], &m->e[1], --m->n * sizeof(m->e[0]));
@@ -382,6 +406,8 @@ const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const vo
 	int j = ksim_bpf_model_lookup(m, NULL, 0);
 	int want = j >= 0 ? 0 : -ENOENT;
 
+	if (m->kind & KSIM_BPF_KIND_BLOOM)	/* no pop: the driver's -ENOTSUPP, as syscall.c */
+		return err == -ENOTSUPP ? NULL : fail("pop of a bloom filter = %d, want -ENOTSUPP", err);
 	if (err != want)
 		return fail("pop = %d, model %d (%u elements)", err, want, m->n);
 	if (err)
@@ -421,6 +447,17 @@ const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8
 	int j = ksim_bpf_model_lookup(m, key, klen);
 	int want = kerr ?: (j >= 0 ? 0 : -ENOENT);
 
+	/* a bloom filter: @got is the value asked for; added ones must be found */
+	if ((m->kind & KSIM_BPF_KIND_BLOOM) && !kerr) {
+		j = ksim_bpf_model_find_value(m, got);
+		if (j >= 0 && err)
+			return fail("lookup of a value added (%u of %u) = %d: a false negative", j,
+				    m->n, err);
+		if (err && err != -ENOENT)
+			return fail("lookup of a value not added = %d, want 0 or -ENOENT", err);
+		return NULL;
+	}
+
 	if (err != want)
 		return fail("lookup(%s) = %d, model %d%s%s", KS(key, klen), err, want,
 			    j >= 0 ? " (entry " : "", j >= 0 ? KS(m->e[j].key, m->e[j].klen) : "");
@@ -458,6 +495,8 @@ const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *
 	if (kerr)
 		return err == kerr ? NULL : fail("get_next_key(%s) = %d, want %d", KS(key, klen),
 						 err, kerr);
+	if (m->kind & KSIM_BPF_KIND_BLOOM)	/* bloom_map_get_next_key() */
+		return err == -EOPNOTSUPP ? NULL : fail("get_next_key = %d, want -EOPNOTSUPP", err);
 	if (m->kind & KSIM_BPF_KIND_KEYLESS)	/* queue_stack_map_get_next_key() */
 		return err == -EINVAL ? NULL : fail("get_next_key = %d, want -EINVAL", err);
 	i = key ? ksim_bpf_model_find(m, key, klen) : -1;

@@ -93,6 +93,8 @@ static const struct ksim_bpf_variant variants[] = {
 	/* queue_stack_maps.c: no keys; pop from the oldest (queue) or the newest (stack) end */
 	{ "queue", &queue_map_ops, BPF_MAP_TYPE_QUEUE, 0, KSIM_BPF_KIND_QUEUE | K },
 	{ "stack", &stack_map_ops, BPF_MAP_TYPE_STACK, 0, KSIM_BPF_KIND_STACK | K },
+	/* bloom_filter.c: no keys; values added are found, others may be */
+	{ "bloom", &bloom_filter_map_ops, BPF_MAP_TYPE_BLOOM_FILTER, 0, KSIM_BPF_KIND_BLOOM | K },
 	{ NULL },
 };
 

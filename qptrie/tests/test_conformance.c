@@ -24,6 +24,8 @@
  * - queues and stacks (queue_stack_maps.c): pushes, peeks and pops against
  *   the model's values in push order, full maps (-E2BIG; BPF_EXIST drops
  *   the oldest), the refused commands, then drained in order;
+ * - bloom filters (bloom_filter.c): every value added found, others
+ *   perhaps (fewer than half of them, as a sanity bound);
  * - create-time checks (bad sizes, flags).
  * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
  * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
@@ -626,6 +628,91 @@ KSIM_TEST(stack) { run_keyless("stack", 8, 16, 4000); }
 KSIM_TEST(stack_v13) { run_keyless("stack", 13, 5, 2000); }
 KSIM_TEST(stack_v1) { run_keyless("stack", 1, 64, 2000); }
 
+/*
+ * Bloom filters (bloom_filter.c): values from a space of @space, added
+ * (BPF_ANY; other flags refused) and asked for; every value added must be
+ * found after every step that could lose it (the model: the set added);
+ * values not added may be found.  A sanity bound beyond the contract: with
+ * no more values added than max_entries (the size the bit array is made
+ * for), fewer than half the values not added may be found (a filter that
+ * finds everything fails it).  @nr_hash: map_extra (0: the default 5).
+ */
+static void run_bloom(u32 vsize, u32 max, u32 space, u64 nr_hash, u32 ops)
+{
+	const struct ksim_bpf_variant *v = ksim_bpf_variant_find("bloom");
+	struct ksim_rng *r = ksim_test_rng();
+	struct ksim_bpf_map_attr a = { .value_size = vsize, .max_entries = max, .map_extra = nr_hash };
+	unsigned long absent = 0, found = 0;
+	u8 val[VMAX], next[8];
+	u32 nlen;
+	int err;
+
+	KSIM_ASSERT(v, "variant bloom not built");
+	memset(&M, 0, sizeof(M));
+	M.v = v;
+	M.map = ksim_bpf_map_create(v, &a, &err);
+	KSIM_ASSERT(M.map, "create bloom v%u max %u: %d", vsize, max, err);
+	ksim_bpf_model_init(&M.m, v, M.map, space);
+	for (u32 i = 0; i < ops && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		unsigned int op = ksim_rng_below(r, 100);
+		u32 id = ksim_rng_below(r, space);
+
+		memset(val, 0, vsize);
+		for (u32 b = 0; b < vsize; b++)
+			val[b] = (u8)((id >> (8 * (b % 4))) + b / 4 * 0x3b);
+		if (op < 30 && M.m.n < max) {
+			u64 flags = ksim_rng_below(r, 8) ? BPF_ANY : 1 + ksim_rng_below(r, 4);
+			int want = ksim_bpf_model_update_expect(&M.m, NULL, 0, flags);
+
+			err = ksim_bpf_map_update(M.map, NULL, 0, val, flags);
+			if (err != want)
+				ksim_test_fail(__FILE__, __LINE__, "push", "flags %llu: got %d want %d",
+					       (unsigned long long)flags, err, want);
+			else if (!err)
+				ksim_bpf_model_put(&M.m, NULL, 0, val);
+		} else if (op < 90) {
+			bool added = ksim_bpf_model_find_value(&M.m, val) >= 0;
+
+			err = ksim_bpf_map_lookup(M.map, NULL, 0, val, 0);
+			JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0, err, val));
+			absent += !added;
+			found += !added && !err;
+		} else if (op < 94) {
+			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, NULL, 0),
+				       ksim_bpf_model_delete_expect(&M.m, NULL, 0));
+		} else if (op < 97) {
+			JUDGE(ksim_bpf_model_check_pop(&M.m, ksim_bpf_map_lookup_and_delete(M.map, NULL, 0,
+											val, 0), val));
+		} else {
+			nlen = sizeof(next);
+			JUDGE(ksim_bpf_model_check_next(&M.m, NULL, 0,
+				ksim_bpf_map_get_next_key(M.map, NULL, 0, next, &nlen), next, nlen));
+		}
+	}
+	/* every value added, found at the end */
+	for (u32 i = 0; i < M.m.n && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		memcpy(val, M.m.e[i].val, vsize);
+		JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0,
+						  ksim_bpf_map_lookup(M.map, NULL, 0, val, 0), val));
+	}
+	if (ksim_verbose > 1)
+		printf("# bloom v%u max %u hashes %llu: %u values added, %lu of %lu not added found\n",
+		       vsize, max, (unsigned long long)nr_hash, M.m.n, found, absent);
+	KSIM_EXPECT(absent > 100 && found < absent / 2,
+		    "bloom: %lu of %lu values not added found (%u added, max_entries %u)", found,
+		    absent, M.m.n, max);
+	ksim_bpf_map_free(M.map);
+	ksim_bpf_model_fini(&M.m);
+}
+
+/* jhash2 (value_size % 4 == 0) and jhash; the default 5 hash functions, 1, 3, 15 */
+KSIM_TEST(bloom) { run_bloom(8, 100, 400, 0, 4000); }
+KSIM_TEST(bloom_v13_h3) { run_bloom(13, 64, 300, 3, 3000); }
+KSIM_TEST(bloom_v1_h3) { run_bloom(1, 40, 256, 3, 2000); }
+/* one hash function: 256 bits for 100 values, about a third of them set */
+KSIM_TEST(bloom_h1) { run_bloom(8, 100, 400, 1, 3000); }
+KSIM_TEST(bloom_v4_h15) { run_bloom(4, 200, 500, 15, 4000); }
+
 struct bad_create {
 	const char *variant;
 	struct ksim_bpf_map_attr a;
@@ -654,6 +741,10 @@ KSIM_TEST(create_checks)
 		{ "queue", { .key_size = 4, .value_size = 8, .max_entries = 4 }, -EINVAL },
 		{ "stack", { .key_size = 0, .value_size = 0, .max_entries = 4 }, -EINVAL },
 		{ "stack", { .key_size = 0, .value_size = 8, .max_entries = 0 }, -EINVAL },
+		/* bloom_map_alloc(): no key, a value, an entry, at most 15 hash functions */
+		{ "bloom", { .key_size = 4, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "bloom", { .key_size = 0, .value_size = 8, .max_entries = 4, .map_extra = 16 }, -EINVAL },
+		{ "bloom", { .key_size = 0, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 4, .value_size = 8, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 0, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		/* the BTF-typed key shape refuses the v1 flag */

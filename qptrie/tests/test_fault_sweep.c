@@ -229,6 +229,12 @@ static bool keyless_step(struct bpf_map *m, struct ksim_bpf_model *M, struct ksi
 		else if (!ret)
 			ksim_bpf_model_put(M, NULL, 0, val);
 	} else if (op < 70) {
+		/* a bloom filter is asked for a value: one added, or one perhaps not */
+		memset(val, 0, VS);
+		if (M->n && ksim_rng_below(rng, 2))
+			memcpy(val, M->e[ksim_rng_below(rng, M->n)].val, VS);
+		else
+			val[5] = (u8)ksim_rng_next(rng);
 		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
 		why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
 	} else if (op < 90) {
@@ -244,6 +250,9 @@ static bool keyless_step(struct bpf_map *m, struct ksim_bpf_model *M, struct ksi
 		why = ksim_bpf_model_check_next(M, NULL, 0, ret, nb, nlen);
 	}
 	if (!why) {
+		/* a peek (bloom: the newest value added is found) */
+		if (M->n)
+			memcpy(val, M->e[M->n - 1].val, VS);
 		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
 		why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
 	}
@@ -282,7 +291,7 @@ static bool run(unsigned long nth)
 		ksim_test_fail(__FILE__, __LINE__, "create", "%s nth=%lu: create failed with %d", V->name, nth, err);
 		return false;
 	}
-	ksim_bpf_model_init(&M, V, m, NK);
+	ksim_bpf_model_init(&M, V, m, is(KSIM_BPF_KIND_BLOOM) ? NOPS : NK);	/* bloom: every value pushed */
 	for (int step = 0; step < NOPS; step++) {
 		u32 k = ksim_rng_below(&rng, NK), len = key_of(k, kb);
 		u32 op = ksim_rng_below(&rng, 100);
@@ -404,8 +413,16 @@ static bool run(unsigned long nth)
 		if (is(KSIM_BPF_KIND_LPM))
 			rcu_barrier();
 	}
+	/* bloom filters: every value added is found */
+	for (u32 i = 0; !why && is(KSIM_BPF_KIND_BLOOM) && i < M.n; i++) {
+		memcpy(val, M.e[i].val, VS);
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_lookup(&M, NULL, 0, ret, val);
+		if (why)
+			ksim_test_fail(__FILE__, __LINE__, "found", "%s nth=%lu: %s", V->name, nth, why);
+	}
 	/* queues and stacks: drained, every element in the model's order */
-	while (!why && is(KSIM_BPF_KIND_KEYLESS)) {
+	while (!why && is(KSIM_BPF_KIND_KEYLESS) && !is(KSIM_BPF_KIND_BLOOM)) {
 		ret = ksim_bpf_map_lookup_and_delete(m, NULL, 0, val, 0);
 		why = ksim_bpf_model_check_pop(&M, ret, val);
 		if (why)
@@ -476,6 +493,7 @@ KSIM_TEST(sweep_array) { sweep("array"); }
 KSIM_TEST(sweep_percpu_array) { sweep("percpu_array"); }
 KSIM_TEST(sweep_queue) { sweep("queue"); }
 KSIM_TEST(sweep_stack) { sweep("stack"); }
+KSIM_TEST(sweep_bloom) { sweep("bloom"); }
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(sweep_rhash) { sweep("rhash"); }
 #endif

@@ -38,7 +38,12 @@
  *   pushes (BPF_ANY; BPF_EXIST drops the oldest when full; BPF_NOEXIST or
  *   other flags -EINVAL; full without BPF_EXIST -E2BIG); lookup peeks and
  *   lookup_and_delete pops the oldest (queue) or the newest (stack),
- *   -ENOENT when empty; delete and get_next_key -EINVAL.
+ *   -ENOENT when empty; delete and get_next_key -EINVAL;
+ * - bloom filters (kernel/bpf/bloom_filter.c, KSIM_BPF_KIND_BLOOM): no
+ *   keys; the model is the set of values added; update adds (BPF_ANY only,
+ *   else -EINVAL; never full); a lookup is asked for a value (the lookup
+ *   buffer holds it) and must find every value added, and may find
+ *   others; delete and get_next_key -EOPNOTSUPP, no pop.
  *
  * Judging functions return NULL when the map did what it may do, else one
  * line saying what went wrong (a per-thread buffer, valid until the next
@@ -147,6 +152,8 @@ int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const 
 const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				       u32 cpu, const void *val, const void *got);
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
+/* Bloom filters: the value added equal to @val, or -1. */
+int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val);
 /* Queues and stacks: a pop (lookup_and_delete) that returned @err and @got; the model pops too. */
 const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const void *got);
 

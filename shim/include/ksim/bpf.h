@@ -71,7 +71,13 @@ struct ksim_bpf_variant {
  */
 #define KSIM_BPF_KIND_QUEUE	0x1000
 #define KSIM_BPF_KIND_STACK	0x2000
-#define KSIM_BPF_KIND_KEYLESS	(KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK)
+/*
+ * bloom_filter.c: no keys; an update (BPF_ANY only) adds its value, a
+ * lookup of a value finds every value added (no false negatives) and may
+ * find others (false positives).  No delete, pop or get_next_key.
+ */
+#define KSIM_BPF_KIND_BLOOM	0x4000
+#define KSIM_BPF_KIND_KEYLESS	(KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK | KSIM_BPF_KIND_BLOOM)
 
 /*
  * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
