@@ -161,6 +161,9 @@ bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool u
 {
 	if (err == -EDEADLK || err == -ETIMEDOUT)
 		return true;
+	/* queue_stack_maps.c: a failed raw_res_spin_lock_irqsave() is -EBUSY, nothing done */
+	if ((kind & (KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK)) && err == -EBUSY)
+		return true;
 	if (!update || !(kind & KSIM_BPF_KIND_HASH))
 		return false;
 	if (kind & KSIM_BPF_KIND_LRU)

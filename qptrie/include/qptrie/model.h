@@ -81,7 +81,7 @@ bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags
  * evictions, which any update may do): the lock's -EDEADLK/-ETIMEDOUT;
  * preallocated hash updates -E2BIG (pcpu_freelist_pop() skips a list whose
  * lock fails and may find none); LRU updates -ENOMEM (bpf_lru_pop_free()
- * gives up when a list lock fails).
+ * gives up when a list lock fails); queues and stacks -EBUSY (7.x).
  */
 bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool update, int err);
 /*
