@@ -536,9 +536,13 @@ def gen_bpfmap_new():
         seeds[f"{v}-v13"] = bhdr_new(v, 32, 0, 13) + b"".join([
             fill(40, 0, flags=EXIST), bop("lookup_and_delete", 0), fill(10, 100), fill(3, 120, flags=EXIST),
             bop("lookup", 0)])
-        seeds[f"{v}-lockfail"] = bhdr_new(v, 8, 0, 8) + b"".join([
-            fill(6, 0, fault=0xc0), bop("lookup", 0, fault=0xc0), bop("lookup_and_delete", 0, fault=0xd0),
-            upd(kid(9), fault=0xc1), fill(6, 30, flags=EXIST)])
+        # lock failures (7.x: -EBUSY), each followed by unfaulted peeks and pops
+        # down to empty, so a failure misreported as a push or pop shows
+        seeds[f"{v}-lockfail"] = bhdr_new(v, 8, 0, 8) + b"".join(
+            [fill(6, 0, fault=0xc0), bop("lookup", 0)] + [bop("lookup_and_delete", 0)] * 7 +
+            [fill(6, 10), bop("lookup", 0, fault=0xc0), bop("lookup_and_delete", 0, fault=0xd0),
+             bop("lookup", 0)] + [bop("lookup_and_delete", 0)] * 7 +
+            [upd(kid(9), fault=0xc1), fill(6, 30, flags=EXIST)])
         seeds[f"{v}-fault"] = bhdr_new(v, 8, 0, 8, fault=0xe0) + b"".join([
             fill(6, 0, fault=0xe0), upd(kid(9), fault=0xf0), bop("lookup_and_delete", 0, fault=0xe0)])
     # bloom: update adds the value of a byte (from 128), lookup asks for one; kb: hash functions
