@@ -2,9 +2,10 @@
 /*
  * The reference model of the BPF maps (qptrie/include/qptrie/model.h): what
  * each map documents, for every test, fuzz and stress program.  The
- * semantics are read from the trees' kernel/bpf/hashtab.c, lpm_trie.c and
- * arraymap.c (6.1, 6.12, 7.2 and 7.3 agree on everything judged here) and
- * from our qp-trie's and the series' contracts.
+ * semantics are read from the trees' kernel/bpf/hashtab.c, lpm_trie.c,
+ * arraymap.c, queue_stack_maps.c and bloom_filter.c (6.1, 6.12, 7.2 and 7.3
+ * agree on everything judged here, 7.x lock failures aside) and from our
+ * qp-trie's and the series' contracts.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,13 +124,13 @@ int ksim_bpf_full_error(unsigned int kind)
 int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned int n,
 			   unsigned int max)
 {
+	if (kind & KSIM_BPF_KIND_BLOOM)
+		return flags != BPF_ANY ? -EINVAL : 0;	/* bloom_map_push_elem(); never full */
 	/*
 	 * queue_stack_map_push_elem(): BPF_NOEXIST or anything above
 	 * BPF_EXIST -EINVAL; a full map -E2BIG unless BPF_EXIST ("force
 	 * making room": the oldest element goes).
 	 */
-	if (kind & KSIM_BPF_KIND_BLOOM)
-		return flags != BPF_ANY ? -EINVAL : 0;	/* bloom_map_push_elem(); never full */
 	if (kind & KSIM_BPF_KIND_KEYLESS)
 		return (flags & BPF_NOEXIST) || flags > BPF_EXIST ? -EINVAL :
 		       n >= max && !(flags & BPF_EXIST) ? -E2BIG : 0;
@@ -282,9 +283,9 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 
 	if (ksim_bpf_model_key_error(m, key, klen, false))
 		return -1;
-	/* a peek: the oldest element of a queue, the newest of a stack (e[] in push order) */
 	if (m->kind & KSIM_BPF_KIND_BLOOM)
 		return -1;	/* a bloom filter is asked for a value: ksim_bpf_model_check_lookup() */
+	/* a peek: the oldest element of a queue, the newest of a stack (e[] in push order) */
 	if (m->kind & KSIM_BPF_KIND_KEYLESS)
 		return !m->n ? -1 : m->kind & KSIM_BPF_KIND_QUEUE ? 0 : (int)m->n - 1;
 	if (!(m->kind & KSIM_BPF_KIND_LPM))
@@ -333,30 +334,31 @@ int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val)
 	return -1;
 }
 
+/* Maps without keys: @val appended (a push; a bloom filter's new value). */
+static int model_append(struct ksim_bpf_model *m, const void *val)
+{
+	if (m->n >= m->cap) {
+		fprintf(stderr, "ksim_bpf_model: full (%u values)\n", m->cap);
+		abort();
+	}
+	m->e[m->n].klen = 0;
+	memcpy(m->e[m->n].val, val, m->vsize);
+	return m->n++;
+}
+
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
 {
 	int i = ksim_bpf_model_find(m, key, klen);
 
 	if (m->kind & KSIM_BPF_KIND_BLOOM) {	/* the set of values added */
 		i = ksim_bpf_model_find_value(m, val);
-		if (i >= 0)
-			return i;
-		if (m->n >= m->cap)
-			abort();
-		m->e[m->n].klen = 0;
-		memcpy(m->e[m->n].val, val, m->vsize);
-		return m->n++;
+		return i >= 0 ? i : model_append(m, val);
 	}
 	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* a push; full (BPF_EXIST): the oldest goes */
 		if (m->n >= m->max && m->n)
 			memmove(&m->e[0], &m->e[1], --m->n * sizeof(m->e[0]));
-		if (m->n >= m->cap)
-			abort();
-		m->e[m->n].klen = 0;
-		memcpy(m->e[m->n].val, val, m->vsize);
-		return m->n++;
+		return model_append(m, val);
 	}
-
 	if (i < 0) {
 		if (m->n >= m->cap || klen > KSIM_BPF_MODEL_KMAX) {
 			fprintf(stderr, "ksim_bpf_model: full (%u entries) or key too long (%u)\n",

@@ -83,8 +83,9 @@ static const struct ksim_bpf_variant variants[] = {
 	/*
 	 * arraymap.c: u32 index keys, all present from creation; get_next_key
 	 * in index order, an index past the end restarting at 0
-	 * (array_map_get_next_key(), 7.x bpf_array_get_next_key()).  Last in
-	 * the table: fuzz inputs index it (fuzz/bpfmap.c).
+	 * (array_map_get_next_key(), 7.x bpf_array_get_next_key()).  These
+	 * five come after every other variant: fuzz inputs index the table
+	 * (fuzz/bpfmap.c).
 	 */
 	{ "array", &array_map_ops, BPF_MAP_TYPE_ARRAY, 0,
 	  KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_ORDERED | K },
