@@ -8,11 +8,14 @@
  * Input (fuzz/gen_corpus.py speaks it):
  *   [variant][cfg][max_entries][ksize][vsize][fault]   then ops
  *   variant      index into the registered variants (ksim_bpf_variant(); modulo the number built;
- *                stand-ins, KSIM_BPF_KIND_STAND_IN, are not indexed)
+ *                stand-ins, KSIM_BPF_KIND_STAND_IN, are not indexed).  The arrays, queue, stack
+ *                and bloom filter come last, after rhash where the tree has it (7.x: 11..15,
+ *                6.x: 10..14; byte 235 + j is the j-th of them on both)
  *   cfg          bit 0: bpf_mem_alloc checking mode (poison + quarantine)
  *   max_entries  (b & 0x7f) + 1
  *   ksize        hash: (b & 0x3f) + 1 bytes; LPM: (b & 0xf) + 1 data bytes;
- *                dynptr: max key length (map_extra) (b & 0x1f) + 1
+ *                dynptr: max key length (map_extra) (b & 0x1f) + 1; arrays: 4 (u32);
+ *                queue, stack: none; bloom filter: none, b & 0xf hash functions (0: 5)
  *   vsize        (b % 48) + 1
  *   fault        arms a failure for map creation (ksim_fuzz_fault_arm)
  *   op           [opcode][flags][fault][args...], see run_op(); an op's
@@ -23,6 +26,11 @@
  * collisions and re-use), 0xe0..0xef the model's (b & 0xf)-th key modulo
  * its size (hits), >= 0xf0 raw bytes follow (LPM: prefixlen byte first;
  * dynptr: length byte first, may exceed map_extra).
+ *
+ * Maps without keys (queue, stack, bloom filter) take the same ops as pushes
+ * (update, fill: a byte picks the value; bloom: from 128), peeks (lookup),
+ * pops (lookup_and_delete), and the commands they refuse; at the end a
+ * queue or stack is drained in order, a bloom filter asked for every value.
  *
  * Oracles: every return value against the maps' one model (qptrie/model.h:
  * update with BPF_ANY / NOEXIST / EXIST / invalid flags, -E2BIG/-ENOSPC when
@@ -107,8 +115,8 @@ static struct {
 #define MN	(M.m.n)
 #define ME	(M.m.e)
 
-/* The variants inputs index: all but the stand-ins. */
-static const struct ksim_bpf_variant *variants[16];
+/* The variants inputs index: all but the stand-ins (7.x: 16 today). */
+static const struct ksim_bpf_variant *variants[32];
 static int nr_variants;
 
 static bool is(unsigned int kind)
@@ -150,6 +158,13 @@ static u32 derive_key(u8 id, u8 *key)
 			key[4 + i] = pat[(id / 3 + i) % ARRAY_SIZE(pat)];
 		/* Bits past the prefix are kept: they must not matter. */
 		return M.ksize;
+	}
+	if (is(KSIM_BPF_KIND_ARRAY)) {
+		/* an index; about one in five past the end */
+		u32 idx = id % (M.max + M.max / 4 + 1);
+
+		memcpy(key, &idx, 4);
+		return 4;
 	}
 	memset(key, 0, M.ksize);
 	key[0] = id & 0x3f;
@@ -351,12 +366,18 @@ static void check_walk(const char *when)
 		refused(err, NULL, 0, "walk", false, ~0UL);
 }
 
+static void keyless_check_all(void);
+
 static void check_all(const char *when)
 {
 	const char *why = ksim_bpf_model_pool(&M.m);
 
 	KSIM_FUZZ_CHECK(!why, "%s: %s", when, why);
 	check_walk(when);
+	if (is(KSIM_BPF_KIND_KEYLESS)) {
+		keyless_check_all();
+		return;
+	}
 	for (u32 i = 0; i < MN; i++)
 		check_lookup(ME[i].key, ME[i].klen, when);
 }
@@ -436,7 +457,7 @@ static int do_delete(const u8 *key, u32 klen, bool and_lookup)
 	KSIM_FUZZ_TRACE("    %s(%s) -> %d\n", what, KEYSTR(key, klen), err);
 	if (refused(err, key, klen, what, false, live0))
 		return err;
-	want = key_invalid(key, klen, true) ?: (i >= 0 ? 0 : -ENOENT);
+	want = ksim_bpf_model_delete_expect(&M.m, key, klen);	/* arrays: -EINVAL */
 	KSIM_FUZZ_CHECK(err == want, "%s(%s) = %d, model %d", what, KEYSTR(key, klen), err, want);
 	if (!err) {
 		if (and_lookup)
@@ -476,6 +497,143 @@ static void walk_delete(u8 mask, bool before)
 		KSIM_FUZZ_CHECK(err == -ENOENT, "walk with deletes ended with %d", err);
 }
 
+/* ---- maps without keys (queue, stack, bloom filter) ---- */
+
+/* The value of a push: bloom filters from a space of 128 (lookups hit), the others all new. */
+static void keyless_val(u8 id, u8 *val)
+{
+	if (!is(KSIM_BPF_KIND_BLOOM)) {
+		gen_val(id, val);
+		return;
+	}
+	memset(val, 0, M.vsize);
+	for (u32 i = 0; i < M.vsize; i++)
+		val[i] = (u8)((id & 0x7f) * (i + 1) + i);
+}
+
+static void do_push(u8 fl, u8 id)
+{
+	static const u64 bad[] = { 3, BPF_F_LOCK, 8, 1ULL << 32 };
+	u64 flags = (fl & 3) == 3 ? bad[(fl >> 2) & 3] : fl & 3;
+	u8 val[VMAX];
+	int err, want;
+
+	keyless_val(id, val);
+	err = ksim_bpf_map_update(M.map, NULL, 0, val, flags);
+	KSIM_FUZZ_TRACE("    push(flags %#llx) -> %d\n", (unsigned long long)flags, err);
+	if (refused(err, NULL, 0, "push", true, ~0UL))
+		return;
+	want = ksim_bpf_model_update_expect(&M.m, NULL, 0, flags);
+	KSIM_FUZZ_CHECK(err == want, "push(flags %#llx) = %d, model %d (%u of %u)",
+			(unsigned long long)flags, err, want, MN, M.max);
+	if (!err)
+		ksim_bpf_model_put(&M.m, NULL, 0, val);
+}
+
+/* A peek (queue, stack), or a bloom filter asked for the value of @id. */
+static void do_peek(u8 id)
+{
+	u8 got[VMAX];
+	int err;
+
+	keyless_val(id, got);
+	err = ksim_bpf_map_lookup(M.map, NULL, 0, got, 0);
+	KSIM_FUZZ_TRACE("    peek -> %d\n", err);
+	if (refused(err, NULL, 0, "peek", false, ~0UL))
+		return;
+	JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0, err, got));
+}
+
+static void do_pop(void)
+{
+	u8 got[VMAX];
+	int err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+
+	KSIM_FUZZ_TRACE("    pop -> %d\n", err);
+	if (refused(err, NULL, 0, "pop", false, ~0UL))
+		return;
+	JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+}
+
+/* The end of the input: a bloom filter finds every value added; a queue or stack drains in order. */
+static void keyless_check_all(void)
+{
+	u8 got[VMAX];
+	int err;
+
+	if (is(KSIM_BPF_KIND_BLOOM)) {
+		for (u32 i = 0; i < MN; i++) {
+			memcpy(got, ME[i].val, M.vsize);
+			err = ksim_bpf_map_lookup(M.map, NULL, 0, got, 0);
+			JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0, err, got));
+		}
+		return;
+	}
+	while (MN) {
+		err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+		JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+		if (err)
+			break;
+	}
+	JUDGE(ksim_bpf_model_check_pop(&M.m, ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0),
+				       got));
+}
+
+/*
+ * The same ops on a map without keys, reading the bytes the keyed ops read
+ * (a key is one byte): push (update: a value id and a seed; fill: count, id,
+ * stride), peek (lookup: a value id), pop (lookup_and_delete), and the
+ * commands it refuses.
+ */
+static void run_keyless_op(struct ksim_fuzz_in *in, u8 op, u8 flags)
+{
+	u8 next[KMAX], id, b;
+	u32 nlen, key = 0;
+	int err;
+
+	switch (op) {
+	case OP_UPDATE:
+		id = ksim_fuzz_u8(in);
+		b = ksim_fuzz_u8(in);
+		do_push(flags, is(KSIM_BPF_KIND_BLOOM) ? id : (u8)(id ^ b));
+		break;
+	case OP_FILL: {
+		u32 count = (ksim_fuzz_u8(in) & 0x7f) + 1;
+		u8 stride;
+
+		id = ksim_fuzz_u8(in);
+		stride = (ksim_fuzz_u8(in) & 7) + 1;
+		for (u32 k = 0; k < count; k++)
+			do_push(flags & 3, (u8)(id + k * stride));
+		break;
+	}
+	case OP_LOOKUP:
+		do_peek(ksim_fuzz_u8(in));
+		break;
+	case OP_LOOKUP_AND_DELETE:
+		ksim_fuzz_u8(in);
+		do_pop();
+		break;
+	case OP_DELETE:
+		ksim_fuzz_u8(in);
+		err = ksim_bpf_map_delete(M.map, NULL, 0);
+		KSIM_FUZZ_CHECK(err == ksim_bpf_model_delete_expect(&M.m, NULL, 0),
+				"delete of a map without keys = %d", err);
+		break;
+	case OP_NEXT:
+		/* flags bit 0: with a key, which the driver refuses */
+		ksim_fuzz_u8(in);
+		check_next(flags & 1 ? (u8 *)&key : NULL, flags & 1 ? 4 : 0, next, &nlen);
+		break;
+	case OP_WALK_DELETE:
+		ksim_fuzz_u8(in);
+		fallthrough;
+	case OP_WALK:
+		check_walk("walk");	/* get_next_key refused */
+		break;
+	}
+}
+
 static void run_op(struct ksim_fuzz_in *in)
 {
 	uint8_t op = ksim_fuzz_u8(in) % OP_NR;
@@ -485,6 +643,12 @@ static void run_op(struct ksim_fuzz_in *in)
 
 	KSIM_FUZZ_TRACE("#%lu %s (flags %#x, %u keys)\n", in->nr_ops, op_names[op], flags, MN);
 	fault_arm(in);
+	if (is(KSIM_BPF_KIND_KEYLESS) && op != OP_BARRIER) {
+		run_keyless_op(in, op, flags);
+		disarm();
+		ksim_fuzz_check_problems(op_names[op]);
+		return;
+	}
 	switch (op) {
 	case OP_UPDATE:
 		klen = get_key(in, key);
@@ -603,8 +767,11 @@ static void bpfmap_run(struct ksim_fuzz_in *in)
 	a.max_entries = (mb & 0x7f) + 1;
 	a.value_size = vsb % 48 + 1;
 	M.maxlen = (kb & 0x1f) + 1;
-	ksim_bpf_attr_set_key(&a, M.v, is(KSIM_BPF_KIND_LPM) ? 4 + (kb & 0xf) + 1 : (kb & 0x3f) + 1,
-			      M.maxlen);
+	ksim_bpf_attr_set_key(&a, M.v, is(KSIM_BPF_KIND_LPM) ? 4 + (kb & 0xf) + 1 :
+				       is(KSIM_BPF_KIND_ARRAY) ? 4 : is(KSIM_BPF_KIND_KEYLESS) ? 0 :
+				       (kb & 0x3f) + 1, M.maxlen);
+	if (is(KSIM_BPF_KIND_BLOOM))
+		a.map_extra = kb & 0xf;	/* hash functions (0: 5) */
 	/* RHASH refuses BPF_F_ZERO_SEED (rhtab_map_alloc_check()); its seed is the shim's seeded PRNG */
 	if (is(KSIM_BPF_KIND_HASH) && !is(KSIM_BPF_KIND_RHASH))
 		a.map_flags = BPF_F_ZERO_SEED;

@@ -491,6 +491,68 @@ def gen_bpfmap():
                 upd(kraw(b"\x00\x00\x00\x01")), bop("lookup", kraw(b"\x00\x00\x00\x01")),
                 bop("get_next_key", kraw(b"\x12\x34\x56\x78")), bop("delete", kraw(b"\xff\xff\xff\xff")),
                 bop("walk")])
+    seeds.update(gen_bpfmap_new())
+    return seeds
+
+
+# The variants after rhash (bpfmap.c): 7.x indexes them 11..15 of 16, 6.x
+# 10..14 of 15 (no rhash); the byte 235 + j is the j-th on both trees.
+B_NEW_VARIANTS = ["array", "percpu_array", "queue", "stack", "bloom"]
+
+
+def bhdr_new(variant, max_entries, kb, vsize, checking=False, fault=NOFAULT):
+    return bytes([235 + B_NEW_VARIANTS.index(variant), int(checking), max_entries - 1, kb,
+                  vsize - 1, fault])
+
+
+def gen_bpfmap_new():
+    """Seeds for the arrays, the queue and stack, the bloom filter."""
+    seeds = {}
+    for v in ("array", "percpu_array"):
+        # key ids map to index id % (max + max / 4 + 1): some past the end
+        seeds[f"{v}-basic"] = bhdr_new(v, 16, 0, 12) + b"".join([
+            upd(kid(1)), upd(kid(2), NOEXIST), upd(kid(3), EXIST), upd(kid(19), EXIST),
+            upd(kid(19)), upd(kid(4), BADFLAG), upd(kid(4), BADFLAG | 4), upd(kid(5), BADFLAG | 8),
+            bop("lookup", kid(1)), bop("lookup", kid(19)), bop("lookup", kid(2), flags=0x10),
+            bop("get_next_key", kid(15)), bop("get_next_key", kid(16)), bop("get_next_key", kid(7)),
+            bop("get_next_key", kid(0), flags=1), bop("delete", kid(2)),
+            bop("lookup_and_delete", kid(1)), fill(30, 0), bop("walk"), bop("walk_delete", 0xff),
+            bop("walk", 0x55, 0x0f, flags=0x85), bop("walk", 0x55, flags=0x42), bop("walk")])
+        for f, tag in ((0xe0, "1st"), (0xf1, "2nd-x3")):
+            seeds[f"{v}-fault-{tag}"] = bhdr_new(v, 8, 0, 8, fault=f) + b"".join([
+                fill(10, 0, fault=f), upd(kid(3), EXIST, fault=f), bop("walk", fault=f),
+                fill(10, 1, 3), bop("walk")])
+    for v in ("queue", "stack"):
+        # update: a push (a value id, a seed), fill: pushes, lookup: a peek (a byte),
+        # lookup_and_delete: a pop (a byte, unused)
+        seeds[f"{v}-basic"] = bhdr_new(v, 4, 0, 8) + b"".join([
+            upd(kid(1)), upd(kid(2), NOEXIST), upd(kid(3), EXIST), upd(kid(4), BADFLAG),
+            bop("lookup", 0), bop("lookup_and_delete", 0), bop("lookup", 0), fill(6, 10),
+            fill(3, 20, flags=EXIST), bop("lookup", 0), bop("lookup_and_delete", 0),
+            bop("delete", 0), bop("get_next_key", 0), bop("get_next_key", 0, flags=1),
+            bop("walk"), bop("walk_delete", 0xff), bop("lookup_and_delete", 0), fill(2, 40),
+            bop("lookup_and_delete", 0), bop("lookup_and_delete", 0), bop("lookup_and_delete", 0),
+            bop("lookup_and_delete", 0), fill(5, 50, flags=EXIST)])
+        seeds[f"{v}-v13"] = bhdr_new(v, 32, 0, 13) + b"".join([
+            fill(40, 0, flags=EXIST), bop("lookup_and_delete", 0), fill(10, 100), fill(3, 120, flags=EXIST),
+            bop("lookup", 0)])
+        # lock failures (7.x: -EBUSY), each followed by unfaulted peeks and pops
+        # down to empty, so a failure misreported as a push or pop shows
+        seeds[f"{v}-lockfail"] = bhdr_new(v, 8, 0, 8) + b"".join(
+            [fill(6, 0, fault=0xc0), bop("lookup", 0)] + [bop("lookup_and_delete", 0)] * 7 +
+            [fill(6, 10), bop("lookup", 0, fault=0xc0), bop("lookup_and_delete", 0, fault=0xd0),
+             bop("lookup", 0)] + [bop("lookup_and_delete", 0)] * 7 +
+            [upd(kid(9), fault=0xc1), fill(6, 30, flags=EXIST)])
+        seeds[f"{v}-fault"] = bhdr_new(v, 8, 0, 8, fault=0xe0) + b"".join([
+            fill(6, 0, fault=0xe0), upd(kid(9), fault=0xf0), bop("lookup_and_delete", 0, fault=0xe0)])
+    # bloom: update adds the value of a byte (from 128), lookup asks for one; kb: hash functions
+    for kb, tag in ((0, ""), (1, "-h1"), (15, "-h15")):
+        seeds[f"bloom-basic{tag}"] = bhdr_new("bloom", 32, kb, 12) + b"".join([
+            upd(kid(1)), upd(kid(2), NOEXIST), upd(kid(3), EXIST), upd(kid(4), BADFLAG),
+            bop("lookup", 1), bop("lookup", 2), bop("lookup", 77), fill(20, 10), bop("lookup", 15),
+            bop("lookup", 40), bop("delete", 0), bop("lookup_and_delete", 0), bop("get_next_key", 0),
+            bop("walk")])
+    seeds["bloom-v3"] = bhdr_new("bloom", 100, 3, 3) + fill(100, 0) + bop("lookup", 200)
     return seeds
 
 

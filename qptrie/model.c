@@ -2,8 +2,9 @@
 /*
  * The reference model of the BPF maps (qptrie/include/qptrie/model.h): what
  * each map documents, for every test, fuzz and stress program.  The
- * semantics are read from the trees' kernel/bpf/hashtab.c and lpm_trie.c
- * (6.1, 6.12, 7.2 and 7.3 agree on everything judged here) and from our
+ * semantics are read from the trees' kernel/bpf/hashtab.c, lpm_trie.c,
+ * arraymap.c, queue_stack_maps.c and bloom_filter.c (6.1, 6.12, 7.2 and 7.3
+ * agree on everything judged here, 7.x lock failures aside) and from our
  * qp-trie's and the series' contracts.
  */
 #include <stdarg.h>
@@ -80,6 +81,13 @@ int ksim_bpf_key_cmp(unsigned int kind, const u8 *a, u32 alen, const u8 *b, u32 
 
 	if (kind & KSIM_BPF_KIND_LPM)
 		return lpm_cmp(a, b);
+	if ((kind & KSIM_BPF_KIND_ARRAY) && alen == 4 && blen == 4) {
+		u32 x, y;
+
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return (x > y) - (x < y);	/* index order, not byte order */
+	}
 	c = memcmp(a, b, min(alen, blen));
 	return c ? c : (alen > blen) - (alen < blen);
 }
@@ -116,8 +124,25 @@ int ksim_bpf_full_error(unsigned int kind)
 int ksim_bpf_update_expect(unsigned int kind, bool present, u64 flags, unsigned int n,
 			   unsigned int max)
 {
+	if (kind & KSIM_BPF_KIND_BLOOM)
+		return flags != BPF_ANY ? -EINVAL : 0;	/* bloom_map_push_elem(); never full */
+	/*
+	 * queue_stack_map_push_elem(): BPF_NOEXIST or anything above
+	 * BPF_EXIST -EINVAL; a full map -E2BIG unless BPF_EXIST ("force
+	 * making room": the oldest element goes).
+	 */
+	if (kind & KSIM_BPF_KIND_KEYLESS)
+		return (flags & BPF_NOEXIST) || flags > BPF_EXIST ? -EINVAL :
+		       n >= max && !(flags & BPF_EXIST) ? -E2BIG : 0;
 	if (flags > BPF_EXIST)
 		return -EINVAL;
+	/*
+	 * array_map_update_elem(), bpf_percpu_array_update(): flags, then the
+	 * index (-E2BIG past the end: "all elements were pre-allocated"), then
+	 * BPF_NOEXIST (-EEXIST: "all elements already exist").
+	 */
+	if (kind & KSIM_BPF_KIND_ARRAY)
+		return !present ? -E2BIG : flags == BPF_NOEXIST ? -EEXIST : 0;
 	if (present)
 		return flags == BPF_NOEXIST ? -EEXIST : 0;
 	if (flags == BPF_EXIST)
@@ -137,6 +162,9 @@ bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool u
 {
 	if (err == -EDEADLK || err == -ETIMEDOUT)
 		return true;
+	/* queue_stack_maps.c: a failed raw_res_spin_lock_irqsave() is -EBUSY, nothing done */
+	if ((kind & (KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK)) && err == -EBUSY)
+		return true;
 	if (!update || !(kind & KSIM_BPF_KIND_HASH))
 		return false;
 	if (kind & KSIM_BPF_KIND_LRU)
@@ -147,7 +175,8 @@ bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool u
 static bool percpu_map(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	       map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
 bool ksim_bpf_value_eq(const struct bpf_map *map, const void *a, const void *b)
@@ -200,10 +229,20 @@ void ksim_bpf_model_init(struct ksim_bpf_model *m, const struct ksim_bpf_variant
 	m->vsize = ksim_bpf_value_size(map);
 	m->cap = cap;
 	m->e = e;
-	if (!m->e || m->vsize > KSIM_BPF_MODEL_VMAX) {
+	if (!m->e || m->vsize > KSIM_BPF_MODEL_VMAX ||
+	    ((m->kind & KSIM_BPF_KIND_ARRAY) && m->max > cap)) {
 		fprintf(stderr, "ksim_bpf_model: %u entries of %u-byte values: too large\n",
 			cap, m->vsize);
 		abort();
+	}
+	/* an array holds every index from its creation, zeroed (array_map_alloc()) */
+	if (m->kind & KSIM_BPF_KIND_ARRAY) {
+		for (u32 i = 0; i < m->max; i++) {
+			memcpy(m->e[i].key, &i, 4);
+			m->e[i].klen = 4;
+			memset(m->e[i].val, 0, m->vsize);
+		}
+		m->n = m->max;
 	}
 }
 
@@ -216,6 +255,8 @@ void ksim_bpf_model_fini(struct ksim_bpf_model *m)
 
 int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 klen, bool write)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return klen ? -EINVAL : 0;	/* the driver: a key for a map without keys */
 	if (m->kind & KSIM_BPF_KIND_DYNPTR)
 		return !klen || klen > m->map->map_extra ? -EINVAL : 0;
 	if (klen != m->map->key_size)
@@ -228,6 +269,8 @@ int ksim_bpf_model_key_error(const struct ksim_bpf_model *m, const u8 *key, u32 
 
 int ksim_bpf_model_find(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return -1;
 	for (u32 i = 0; i < m->n; i++)
 		if (ksim_bpf_key_eq(m->kind, m->e[i].key, m->e[i].klen, key, klen))
 			return i;
@@ -240,6 +283,11 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 
 	if (ksim_bpf_model_key_error(m, key, klen, false))
 		return -1;
+	if (m->kind & KSIM_BPF_KIND_BLOOM)
+		return -1;	/* a bloom filter is asked for a value: ksim_bpf_model_check_lookup() */
+	/* a peek: the oldest element of a queue, the newest of a stack (e[] in push order) */
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)
+		return !m->n ? -1 : m->kind & KSIM_BPF_KIND_QUEUE ? 0 : (int)m->n - 1;
 	if (!(m->kind & KSIM_BPF_KIND_LPM))
 		return ksim_bpf_model_find(m, key, klen);
 	if (ksim_bpf_lpm_plen(key) > (m->map->key_size - 4) * 8)
@@ -264,10 +312,53 @@ int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, 
 				      m->n, m->max);
 }
 
+int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
+{
+	int err = ksim_bpf_model_key_error(m, key, klen, true);
+
+	if (err)
+		return err;
+	if (m->kind & KSIM_BPF_KIND_BLOOM)
+		return -EOPNOTSUPP;	/* bloom_map_delete_elem() */
+	/* array_map_delete_elem(), queue_stack_map_delete_elem() */
+	if (m->kind & (KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_KEYLESS))
+		return -EINVAL;
+	return ksim_bpf_model_find(m, key, klen) >= 0 ? 0 : -ENOENT;
+}
+
+int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val)
+{
+	for (u32 i = 0; i < m->n; i++)
+		if (!memcmp(m->e[i].val, val, m->vsize))
+			return i;
+	return -1;
+}
+
+/* Maps without keys: @val appended (a push; a bloom filter's new value). */
+static int model_append(struct ksim_bpf_model *m, const void *val)
+{
+	if (m->n >= m->cap) {
+		fprintf(stderr, "ksim_bpf_model: full (%u values)\n", m->cap);
+		abort();
+	}
+	m->e[m->n].klen = 0;
+	memcpy(m->e[m->n].val, val, m->vsize);
+	return m->n++;
+}
+
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
 {
 	int i = ksim_bpf_model_find(m, key, klen);
 
+	if (m->kind & KSIM_BPF_KIND_BLOOM) {	/* the set of values added */
+		i = ksim_bpf_model_find_value(m, val);
+		return i >= 0 ? i : model_append(m, val);
+	}
+	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* a push; full (BPF_EXIST): the oldest goes */
+		if (m->n >= m->max && m->n)
+			memmove(&m->e[0], &m->e[1], --m->n * sizeof(m->e[0]));
+		return model_append(m, val);
+	}
 	if (i < 0) {
 		if (m->n >= m->cap || klen > KSIM_BPF_MODEL_KMAX) {
 			fprintf(stderr, "ksim_bpf_model: full (%u entries) or key too long (%u)\n",
@@ -307,7 +398,34 @@ const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, 
 
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i)
 {
+	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* keep the push order */
+		memmove(&m->e[i], &m->e[i + 1], (m->n - i - 1) * sizeof(m->e[0]));
+		m->n--;
+		return;
+	}
 	m->e[i] = m->e[--m->n];
+}
+
+const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const void *got)
+{
+	int j = ksim_bpf_model_lookup(m, NULL, 0);
+	int want = j >= 0 ? 0 : -ENOENT;
+
+	if (m->kind & KSIM_BPF_KIND_BLOOM)	/* no pop: the driver's -ENOTSUPP, as syscall.c */
+		return err == -ENOTSUPP ? NULL : fail("pop of a bloom filter = %d, want -ENOTSUPP", err);
+	if (err != want)
+		return fail("pop = %d, model %d (%u elements)", err, want, m->n);
+	if (err)
+		return NULL;
+	if (!ksim_bpf_value_eq(m->map, got, m->e[j].val)) {
+		for (u32 i = 0; i < m->n; i++)
+			if (ksim_bpf_value_eq(m->map, got, m->e[i].val))
+				return fail("pop: element %u of %u (push order), model %s", i, m->n,
+					    m->kind & KSIM_BPF_KIND_QUEUE ? "the oldest" : "the newest");
+		return fail("pop: a value never pushed (or gone), %u elements", m->n);
+	}
+	ksim_bpf_model_del(m, j);
+	return NULL;
 }
 
 const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len)
@@ -333,6 +451,17 @@ const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8
 	int kerr = ksim_bpf_model_key_error(m, key, klen, false);
 	int j = ksim_bpf_model_lookup(m, key, klen);
 	int want = kerr ?: (j >= 0 ? 0 : -ENOENT);
+
+	/* a bloom filter: @got is the value asked for; added ones must be found */
+	if ((m->kind & KSIM_BPF_KIND_BLOOM) && !kerr) {
+		j = ksim_bpf_model_find_value(m, got);
+		if (j >= 0 && err)
+			return fail("lookup of a value added (%u of %u) = %d: a false negative", j,
+				    m->n, err);
+		if (err && err != -ENOENT)
+			return fail("lookup of a value not added = %d, want 0 or -ENOENT", err);
+		return NULL;
+	}
 
 	if (err != want)
 		return fail("lookup(%s) = %d, model %d%s%s", KS(key, klen), err, want,
@@ -371,6 +500,10 @@ const char *ksim_bpf_model_check_next(const struct ksim_bpf_model *m, const u8 *
 	if (kerr)
 		return err == kerr ? NULL : fail("get_next_key(%s) = %d, want %d", KS(key, klen),
 						 err, kerr);
+	if (m->kind & KSIM_BPF_KIND_BLOOM)	/* bloom_map_get_next_key() */
+		return err == -EOPNOTSUPP ? NULL : fail("get_next_key = %d, want -EOPNOTSUPP", err);
+	if (m->kind & KSIM_BPF_KIND_KEYLESS)	/* queue_stack_map_get_next_key() */
+		return err == -EINVAL ? NULL : fail("get_next_key = %d, want -EINVAL", err);
 	i = key ? ksim_bpf_model_find(m, key, klen) : -1;
 	restart = !key || (i < 0 && !(m->kind & KSIM_BPF_KIND_SUCC_ANY));
 	if (ordered) {
@@ -688,6 +821,12 @@ static u64 for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg, u64 z
 	}
 	if (c->del_mask >> (k & 7) & 1) {	/* and may delete the element they visit */
 		err = ksim_bpf_prog_delete(map, key, ks);
+		if (m->kind & KSIM_BPF_KIND_ARRAY) {
+			if (err != -EINVAL)	/* array_map_delete_elem(): kept */
+				c->why = fail("for_each: deleting the visited %s = %d, want -EINVAL",
+					      KS(key, ks), err);
+			return c->stop && c->calls == c->stop;
+		}
 		if (!err && !c->nr_dels++)
 			c->first_del = c->calls;
 		if (!err)

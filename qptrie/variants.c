@@ -18,6 +18,8 @@ extern const struct bpf_map_ops qp_trie_map_ops;
 #if KSIM_HAVE_BPF_RHASH
 extern const struct bpf_map_ops rhtab_map_ops;
 #endif
+extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, queue_map_ops,
+	stack_map_ops, bloom_filter_map_ops;
 
 #define K KSIM_BPF_KIND_KERNEL
 #define HASH(name, ops, type, flags, kind) \
@@ -78,6 +80,22 @@ static const struct ksim_bpf_variant variants[] = {
 	 */
 	HASH("rhash", rhtab_map_ops, BPF_MAP_TYPE_RHASH, BPF_F_NO_PREALLOC, KSIM_BPF_KIND_RHASH),
 #endif
+	/*
+	 * arraymap.c: u32 index keys, all present from creation; get_next_key
+	 * in index order, an index past the end restarting at 0
+	 * (array_map_get_next_key(), 7.x bpf_array_get_next_key()).  These
+	 * five come after every other variant: fuzz inputs index the table
+	 * (fuzz/bpfmap.c).
+	 */
+	{ "array", &array_map_ops, BPF_MAP_TYPE_ARRAY, 0,
+	  KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_ORDERED | K },
+	{ "percpu_array", &percpu_array_map_ops, BPF_MAP_TYPE_PERCPU_ARRAY, 0,
+	  KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_PERCPU | KSIM_BPF_KIND_ORDERED | K },
+	/* queue_stack_maps.c: no keys; pop from the oldest (queue) or the newest (stack) end */
+	{ "queue", &queue_map_ops, BPF_MAP_TYPE_QUEUE, 0, KSIM_BPF_KIND_QUEUE | K },
+	{ "stack", &stack_map_ops, BPF_MAP_TYPE_STACK, 0, KSIM_BPF_KIND_STACK | K },
+	/* bloom_filter.c: no keys; values added are found, others may be */
+	{ "bloom", &bloom_filter_map_ops, BPF_MAP_TYPE_BLOOM_FILTER, 0, KSIM_BPF_KIND_BLOOM | K },
 	{ NULL },
 };
 
@@ -85,8 +103,6 @@ static const struct ksim_bpf_variant variants[] = {
 #if KSIM_HAVE_BPF_HTAB_OF_MAPS
 extern const struct bpf_map_ops htab_of_maps_map_ops, array_of_maps_map_ops;
 #endif
-extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, queue_map_ops,
-	stack_map_ops, bloom_filter_map_ops;
 /*
  * arraymap.c's program, perf event and cgroup arrays are compiled but not
  * offered: their values are fds of programs, perf events and cgroups,

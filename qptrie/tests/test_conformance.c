@@ -17,6 +17,15 @@
  *   order successor of any key; the series and its stand-in
  *   qp_trie_ref_restart: an absent key restarts), full walks (each key
  *   once, in order where promised) and walks that delete as they go;
+ * - arrays (arraymap.c): every index present from creation with a zeroed
+ *   value, updates past the end -E2BIG, BPF_NOEXIST -EEXIST, deletes
+ *   -EINVAL (a program's too), get_next_key in index order (an index past
+ *   the end restarts at 0, the last ends the walk);
+ * - queues and stacks (queue_stack_maps.c): pushes, peeks and pops against
+ *   the model's values in push order, full maps (-E2BIG; BPF_EXIST drops
+ *   the oldest), the refused commands, then drained in order;
+ * - bloom filters (bloom_filter.c): every value added found, others
+ *   perhaps (fewer than half of them, as a sanity bound);
  * - create-time checks (bad sizes, flags).
  * Runs in both bpf_mem_alloc modes (faithful; checking by *_checking), and
  * with lock failures (*_lockfail: fault class lock, p=0.05): a command in
@@ -241,7 +250,7 @@ static void one_op(struct ksim_rng *r)
 		err = ksim_bpf_map_delete(M.map, key, klen);
 		if (lock_refused(false, err, live0))
 			return;
-		want = i >= 0 ? 0 : -ENOENT;
+		want = ksim_bpf_model_delete_expect(&M.m, key, klen);
 		if (err != want)
 			ksim_test_fail(__FILE__, __LINE__, "delete", "got %d want %d", err, want);
 		if (!err && i >= 0)
@@ -347,7 +356,8 @@ static void walk_and_delete(struct ksim_rng *r)
 		visited++;
 		nlen = sizeof(next);
 		err = ksim_bpf_map_get_next_key(M.map, cur, clen, next, &nlen);
-		if (ksim_rng_below(r, 2) && ksim_bpf_model_find(&M.m, cur, clen) >= 0) {
+		if (!is(KSIM_BPF_KIND_ARRAY) && ksim_rng_below(r, 2) &&
+		    ksim_bpf_model_find(&M.m, cur, clen) >= 0) {
 			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, cur, clen), 0);
 			ksim_bpf_model_del(&M.m, ksim_bpf_model_find(&M.m, cur, clen));
 		}
@@ -492,6 +502,221 @@ CONF(qp_trie_series, "qp_trie", 0, 16, 128, 8000)
 CONF(rhash_k8, "rhash", 8, 16, 64, 6000)
 CONF(rhash_k13, "rhash", 13, 24, 100, 6000)
 #endif
+/* arraymap.c (no lock to fail: no _lockfail); values of 1 byte and of one not a multiple of 8 */
+CONF(array, "array", 4, 16, 64, 4000)
+CONF(array_v13, "array", 4, 13, 100, 4000)
+CONF(array_v1, "array", 4, 1, 7, 2000)
+/*
+ * The per-CPU array without update flags 3 (vf_: in bpf/conformance):
+ * 7.2 and 7.3's bpf_percpu_array_update() takes them as BPF_ANY, as the
+ * per-CPU hashes do (bpf-percpu-update-flags); 6.x refuse them.
+ */
+CONF_VF(percpu_array, "percpu_array", 4, 12, 64, 3000)
+CONF_VF(percpu_array_v5, "percpu_array", 4, 5, 33, 3000)
+
+/*
+ * Array update flags beyond 0..3: BPF_F_LOCK without a spin lock in the
+ * value -EINVAL (array_map_update_elem(); the per-CPU array refuses it
+ * outright), also with an index past the end; the error order of
+ * BPF_NOEXIST past the end (-E2BIG first).
+ */
+KSIM_TEST(array_update_flags)
+{
+	static const char *const names[] = { "array", "percpu_array" };
+
+	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
+		const struct ksim_bpf_variant *v = ksim_bpf_variant_find(names[n]);
+		struct ksim_bpf_map_attr a = { .key_size = 4, .value_size = 8, .max_entries = 4 };
+		u8 val[VMAX] = { 1 }, got[VMAX];
+		u32 in = 3, past = 4, next;
+		struct bpf_map *map;
+		int err;
+
+		KSIM_ASSERT(v, "variant %s not built", names[n]);
+		map = ksim_bpf_map_create(v, &a, &err);
+		KSIM_ASSERT(map, "create %s: %d", names[n], err);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_F_LOCK), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_F_LOCK | BPF_EXIST), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &past, 4, val, BPF_F_LOCK), -EINVAL);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &past, 4, val, BPF_NOEXIST), -E2BIG);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_NOEXIST), -EEXIST);
+		KSIM_EXPECT_EQ(ksim_bpf_map_update(map, &in, 4, val, BPF_EXIST), 0);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(map, &in, 4, got, 0), 0);
+		KSIM_EXPECT(got[0] == 1, "%s: the value written with BPF_EXIST", names[n]);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup(map, &past, 4, got, 0), -ENOENT);
+		KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(map, &in, 4, got, 0), -ENOTSUPP);
+		/* the last index ends the walk; past the end restarts */
+		KSIM_EXPECT_EQ(ksim_bpf_map_get_next_key(map, &in, 4, &next, &(u32){ 4 }), -ENOENT);
+		KSIM_EXPECT(!ksim_bpf_map_get_next_key(map, &past, 4, &next, &(u32){ 4 }) && next == 0,
+			    "%s: get_next_key past the end", names[n]);
+		ksim_bpf_map_free(map);
+	}
+}
+
+/*
+ * Maps without keys (queue_stack_maps.c): random pushes with every flag
+ * value, peeks, pops, and the commands they refuse (delete, get_next_key,
+ * a key given), each judged by the model; every value pushed is distinct,
+ * so a pop from the wrong end names where it came from.  Drained at the
+ * end: every element in order, then -ENOENT.
+ */
+static void run_keyless(const char *name, u32 vsize, u32 max, u32 ops)
+{
+	const struct ksim_bpf_variant *v = ksim_bpf_variant_find(name);
+	struct ksim_rng *r = ksim_test_rng();
+	struct ksim_bpf_map_attr a = { .value_size = vsize, .max_entries = max };
+	u8 val[VMAX], got[VMAX], next[8];
+	u32 pushed = 0, nlen, key = 0;
+	int err;
+
+	KSIM_ASSERT(v, "variant %s not built", name);
+	memset(&M, 0, sizeof(M));
+	M.v = v;
+	M.map = ksim_bpf_map_create(v, &a, &err);
+	KSIM_ASSERT(M.map, "create %s: %d", name, err);
+	ksim_bpf_model_init(&M.m, v, M.map, NMAX);
+	for (u32 i = 0; i < ops && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		unsigned int op = ksim_rng_below(r, 100);
+
+		if (op < 45) {
+			u64 flags = ksim_rng_below(r, 8) ? ksim_rng_below(r, 3) :
+				    ksim_rng_below(r, 2) ? 3 : BPF_F_LOCK;
+			int want = ksim_bpf_model_update_expect(&M.m, NULL, 0, flags);
+
+			memset(val, 0, vsize);
+			memcpy(val, &pushed, min_t(u32, 4, vsize));
+			val[vsize - 1] ^= (u8)(pushed >> 8);
+			pushed++;
+			err = ksim_bpf_map_update(M.map, NULL, 0, val, flags);
+			if (err != want)
+				ksim_test_fail(__FILE__, __LINE__, "push", "flags %llu: got %d want %d (n %u)",
+					       (unsigned long long)flags, err, want, M.m.n);
+			else if (!err)
+				ksim_bpf_model_put(&M.m, NULL, 0, val);
+		} else if (op < 65) {
+			JUDGE(ksim_bpf_model_lookup_on_map(&M.m, NULL, 0));
+		} else if (op < 90) {
+			err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+			JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+		} else if (op < 94) {
+			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, NULL, 0),
+				       ksim_bpf_model_delete_expect(&M.m, NULL, 0));
+		} else if (op < 97) {
+			JUDGE(ksim_bpf_model_next_on_map(&M.m, NULL, 0));
+		} else {
+			/* a key for a map without keys; a pop with flags */
+			JUDGE(ksim_bpf_model_lookup_on_map(&M.m, (u8 *)&key, 4));
+			KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, BPF_F_LOCK),
+				       -EINVAL);
+			nlen = sizeof(next);
+			JUDGE(ksim_bpf_model_check_next(&M.m, (u8 *)&key, 4,
+				ksim_bpf_map_get_next_key(M.map, &key, 4, next, &nlen), next, nlen));
+		}
+	}
+	while (M.m.n && ksim_problem_count(KSIM_P_TEST) <= 5) {
+		err = ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0);
+		JUDGE(ksim_bpf_model_check_pop(&M.m, err, got));
+		if (err)
+			break;
+	}
+	KSIM_EXPECT_EQ(ksim_bpf_map_lookup_and_delete(M.map, NULL, 0, got, 0), -ENOENT);
+	KSIM_EXPECT_EQ(ksim_bpf_map_lookup(M.map, NULL, 0, got, 0), -ENOENT);
+	ksim_bpf_map_free(M.map);
+	ksim_bpf_model_fini(&M.m);
+}
+
+/* small maps fill up (-E2BIG, BPF_EXIST overwriting) */
+KSIM_TEST(queue) { run_keyless("queue", 8, 16, 4000); }
+KSIM_TEST(queue_v13) { run_keyless("queue", 13, 5, 2000); }
+KSIM_TEST(queue_v1) { run_keyless("queue", 1, 64, 2000); }
+KSIM_TEST(stack) { run_keyless("stack", 8, 16, 4000); }
+KSIM_TEST(stack_v13) { run_keyless("stack", 13, 5, 2000); }
+KSIM_TEST(stack_v1) { run_keyless("stack", 1, 64, 2000); }
+
+/*
+ * Bloom filters (bloom_filter.c): values from a space of @space, added
+ * (BPF_ANY; other flags refused) and asked for; every value added must be
+ * found after every step that could lose it (the model: the set added);
+ * values not added may be found.  A sanity bound beyond the contract: with
+ * no more values added than max_entries (the size the bit array is made
+ * for), fewer than half the values not added may be found (a filter that
+ * finds everything fails it).  @nr_hash: map_extra (0: the default 5).
+ */
+static void run_bloom(u32 vsize, u32 max, u32 space, u64 nr_hash, u32 ops)
+{
+	const struct ksim_bpf_variant *v = ksim_bpf_variant_find("bloom");
+	struct ksim_rng *r = ksim_test_rng();
+	struct ksim_bpf_map_attr a = { .value_size = vsize, .max_entries = max, .map_extra = nr_hash };
+	unsigned long absent = 0, found = 0;
+	u8 val[VMAX], next[8];
+	u32 nlen;
+	int err;
+
+	KSIM_ASSERT(v, "variant bloom not built");
+	memset(&M, 0, sizeof(M));
+	M.v = v;
+	M.map = ksim_bpf_map_create(v, &a, &err);
+	KSIM_ASSERT(M.map, "create bloom v%u max %u: %d", vsize, max, err);
+	ksim_bpf_model_init(&M.m, v, M.map, space);
+	for (u32 i = 0; i < ops && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		unsigned int op = ksim_rng_below(r, 100);
+		u32 id = ksim_rng_below(r, space);
+
+		memset(val, 0, vsize);
+		for (u32 b = 0; b < vsize; b++)
+			val[b] = (u8)((id >> (8 * (b % 4))) + b / 4 * 0x3b);
+		if (op < 30 && M.m.n < max) {
+			u64 flags = ksim_rng_below(r, 8) ? BPF_ANY : 1 + ksim_rng_below(r, 4);
+			int want = ksim_bpf_model_update_expect(&M.m, NULL, 0, flags);
+
+			err = ksim_bpf_map_update(M.map, NULL, 0, val, flags);
+			if (err != want)
+				ksim_test_fail(__FILE__, __LINE__, "push", "flags %llu: got %d want %d",
+					       (unsigned long long)flags, err, want);
+			else if (!err)
+				ksim_bpf_model_put(&M.m, NULL, 0, val);
+		} else if (op < 90) {
+			bool added = ksim_bpf_model_find_value(&M.m, val) >= 0;
+
+			err = ksim_bpf_map_lookup(M.map, NULL, 0, val, 0);
+			JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0, err, val));
+			absent += !added;
+			found += !added && !err;
+		} else if (op < 94) {
+			KSIM_EXPECT_EQ(ksim_bpf_map_delete(M.map, NULL, 0),
+				       ksim_bpf_model_delete_expect(&M.m, NULL, 0));
+		} else if (op < 97) {
+			JUDGE(ksim_bpf_model_check_pop(&M.m, ksim_bpf_map_lookup_and_delete(M.map, NULL, 0,
+											val, 0), val));
+		} else {
+			nlen = sizeof(next);
+			JUDGE(ksim_bpf_model_check_next(&M.m, NULL, 0,
+				ksim_bpf_map_get_next_key(M.map, NULL, 0, next, &nlen), next, nlen));
+		}
+	}
+	/* every value added, found at the end */
+	for (u32 i = 0; i < M.m.n && ksim_problem_count(KSIM_P_TEST) <= 5; i++) {
+		memcpy(val, M.m.e[i].val, vsize);
+		JUDGE(ksim_bpf_model_check_lookup(&M.m, NULL, 0,
+						  ksim_bpf_map_lookup(M.map, NULL, 0, val, 0), val));
+	}
+	if (ksim_verbose > 1)
+		printf("# bloom v%u max %u hashes %llu: %u values added, %lu of %lu not added found\n",
+		       vsize, max, (unsigned long long)nr_hash, M.m.n, found, absent);
+	KSIM_EXPECT(absent > 100 && found < absent / 2,
+		    "bloom: %lu of %lu values not added found (%u added, max_entries %u)", found,
+		    absent, M.m.n, max);
+	ksim_bpf_map_free(M.map);
+	ksim_bpf_model_fini(&M.m);
+}
+
+/* jhash2 (value_size % 4 == 0) and jhash; the default 5 hash functions, 1, 3, 15 */
+KSIM_TEST(bloom) { run_bloom(8, 100, 400, 0, 4000); }
+KSIM_TEST(bloom_v13_h3) { run_bloom(13, 64, 300, 3, 3000); }
+KSIM_TEST(bloom_v1_h3) { run_bloom(1, 40, 256, 3, 2000); }
+/* one hash function: 256 bits for 100 values, about a third of them set */
+KSIM_TEST(bloom_h1) { run_bloom(8, 100, 400, 1, 3000); }
+KSIM_TEST(bloom_v4_h15) { run_bloom(4, 200, 500, 15, 4000); }
 
 struct bad_create {
 	const char *variant;
@@ -511,6 +736,20 @@ KSIM_TEST(create_checks)
 		{ "lpm_trie", { .key_size = 3, .value_size = 8, .max_entries = 4 }, -EINVAL },
 		{ "lpm_trie", { .key_size = 8, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 8, .max_entries = 4 }, -E2BIG },
+		/* array_map_alloc_check(): u32 keys, a value, at least one entry */
+		{ "array", { .key_size = 8, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "array", { .key_size = 4, .value_size = 0, .max_entries = 4 }, -EINVAL },
+		{ "array", { .key_size = 4, .value_size = 8, .max_entries = 0 }, -EINVAL },
+		{ "percpu_array", { .key_size = 4, .value_size = 8, .max_entries = 4,
+				    .map_flags = BPF_F_MMAPABLE }, -EINVAL },
+		/* queue_stack_map_alloc_check(): no key, a value, at least one entry */
+		{ "queue", { .key_size = 4, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "stack", { .key_size = 0, .value_size = 0, .max_entries = 4 }, -EINVAL },
+		{ "stack", { .key_size = 0, .value_size = 8, .max_entries = 0 }, -EINVAL },
+		/* bloom_map_alloc(): no key, a value, an entry, at most 15 hash functions */
+		{ "bloom", { .key_size = 4, .value_size = 8, .max_entries = 4 }, -EINVAL },
+		{ "bloom", { .key_size = 0, .value_size = 8, .max_entries = 4, .map_extra = 16 }, -EINVAL },
+		{ "bloom", { .key_size = 0, .value_size = 8, .max_entries = 0 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 4, .value_size = 8, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		{ "qp_trie_ref", { .key_size = 16, .value_size = 0, .max_entries = 4, .map_extra = 8 }, -EINVAL },
 		/* the BTF-typed key shape refuses the v1 flag */

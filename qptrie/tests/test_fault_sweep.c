@@ -29,6 +29,9 @@
  * while the command itself succeeds as modelled.  Variants without such
  * sites on a tree (6.x tries) have nothing to sweep.
  *
+ * Queues and stacks (no keys) run pushes, peeks and pops instead, a peek
+ * judged after each, and are drained in the model's order at the end.
+ *
  * The sequences are fixed (seeded from the variant's name, not the run
  * seed): the sweep is exhaustive and replays identically.
  */
@@ -57,7 +60,7 @@ static bool is(unsigned int kind)
 	return V->kind & kind;
 }
 
-/* Key @k's bytes: 8-byte hash keys, LPM /32 keys, 1..8-byte qp-trie keys. */
+/* Key @k's bytes: 8-byte hash keys, LPM /32 keys, 1..8-byte qp-trie keys, array indexes. */
 static u32 key_of(u32 k, u8 *b)
 {
 	if (is(KSIM_BPF_KIND_DYNPTR)) {
@@ -73,6 +76,10 @@ static u32 key_of(u32 k, u8 *b)
 		memcpy(b, &plen, 4);
 		memcpy(b + 4, &data, 4);
 		return 8;
+	}
+	if (is(KSIM_BPF_KIND_ARRAY)) {	/* k >= MAXE: past the end */
+		memcpy(b, &k, 4);
+		return 4;
 	}
 	memset(b, 0, 8);
 	b[0] = (u8)k;
@@ -120,7 +127,7 @@ static bool lock_refused(struct bpf_map *m, bool update, int ret, unsigned long 
 /* The key's state against the model; LRU: it may have been evicted. */
 static bool check_key(struct bpf_map *m, struct ksim_bpf_model *M, u32 k, unsigned long nth, int step)
 {
-	u8 kb[KLEN_MAX], val[VS];
+	u8 kb[KLEN_MAX], val[KSIM_BPF_MODEL_VMAX];
 	u32 len = key_of(k, kb);
 	int ret = ksim_bpf_map_lookup(m, kb, len, val, 0), i = ksim_bpf_model_find(M, kb, len);
 	const char *why;
@@ -194,6 +201,75 @@ static const char *refill(struct bpf_map *m, struct ksim_bpf_model *M, unsigned 
 }
 
 /*
+ * A step on a map without keys (queue, stack): a push with any flags, a
+ * peek, a pop, or a refused delete / get_next_key, then a peek judged.
+ * False after a mismatch.
+ */
+static bool keyless_step(struct bpf_map *m, struct ksim_bpf_model *M, struct ksim_rng *rng,
+			 unsigned long nth, int step, unsigned long *seen)
+{
+	u32 op = ksim_rng_below(rng, 100), nlen = 8;
+	u8 val[KSIM_BPF_MODEL_VMAX], nb[8];
+	const char *why = NULL;
+	unsigned long kmalloced, live0;
+	int ret, expect = 0;
+
+	ksim_bpf_mem_totals(&kmalloced, &live0);
+	/* pushes outnumber pops: the map fills up (-E2BIG; BPF_EXIST drops the oldest) */
+	if (op < 55) {
+		static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_EXIST, BPF_EXIST, BPF_NOEXIST, 3 };
+		u64 f = flags[ksim_rng_below(rng, ARRAY_SIZE(flags))];
+
+		memset(val, 0, VS);
+		memcpy(val, &step, sizeof(step));
+		expect = ksim_bpf_model_update_expect(M, NULL, 0, f);
+		ret = ksim_bpf_map_update(m, NULL, 0, val, f);
+		if (ret == -ENOMEM && injected_since(seen))
+			;
+		else if (lock_refused(m, true, ret, live0, nth, step))
+			;	/* 7.x: -EBUSY, nothing pushed */
+		else if (ret != expect)
+			why = "push";
+		else if (!ret)
+			ksim_bpf_model_put(M, NULL, 0, val);
+	} else if (op < 70) {
+		/* a bloom filter is asked for a value: one added, or one perhaps not */
+		memset(val, 0, VS);
+		if (M->n && ksim_rng_below(rng, 2))
+			memcpy(val, M->e[ksim_rng_below(rng, M->n)].val, VS);
+		else
+			val[5] = (u8)ksim_rng_next(rng);
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		if (!lock_refused(m, false, ret, live0, nth, step))
+			why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
+	} else if (op < 90) {
+		ret = ksim_bpf_map_lookup_and_delete(m, NULL, 0, val, 0);
+		if (!lock_refused(m, false, ret, live0, nth, step))
+			why = ksim_bpf_model_check_pop(M, ret, val);
+	} else if (op < 95) {
+		ret = ksim_bpf_map_delete(m, NULL, 0);
+		expect = ksim_bpf_model_delete_expect(M, NULL, 0);
+		if (ret != expect)
+			why = "delete";
+	} else {
+		ret = ksim_bpf_map_get_next_key(m, NULL, 0, nb, &nlen);
+		why = ksim_bpf_model_check_next(M, NULL, 0, ret, nb, nlen);
+	}
+	if (!why) {
+		/* a peek (bloom: the newest value added is found) */
+		if (M->n)
+			memcpy(val, M->e[M->n - 1].val, VS);
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		if (!lock_refused(m, false, ret, live0, nth, step))
+			why = ksim_bpf_model_check_lookup(M, NULL, 0, ret, val);
+	}
+	if (why)
+		ksim_test_fail(__FILE__, __LINE__, "map == model", "%s nth=%lu step %d op %u: %s (%d, model %d)",
+			       V->name, nth, step, op, why, ret, expect);
+	return !why;
+}
+
+/*
  * One run of the fixed sequence.  Returns false after the first mismatch
  * (the rest of the run would only repeat it).
  */
@@ -204,7 +280,7 @@ static bool run(unsigned long nth)
 	struct ksim_rng rng;
 	unsigned long seen = ksim_fault_failures();
 	struct bpf_map *m;
-	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[VS];
+	u8 kb[KLEN_MAX], nb[KLEN_MAX + 8], val[KSIM_BPF_MODEL_VMAX];
 	const char *why = NULL;
 	int err, ret;
 	u32 h = 0;
@@ -213,7 +289,8 @@ static bool run(unsigned long nth)
 		h = h * 31 + *p;
 	ksim_rng_seed(&rng, h);
 	ksim_random_reseed(h);	/* same hash seeds: same buckets, same lock sites */
-	ksim_bpf_attr_set_key(&a, V, 8, KLEN_MAX);
+	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : is(KSIM_BPF_KIND_KEYLESS) ? 0 : 8,
+			      KLEN_MAX);
 	m = ksim_bpf_map_create(V, &a, &err);
 	if (!m) {
 		if (err == -ENOMEM && injected_since(&seen))
@@ -221,7 +298,7 @@ static bool run(unsigned long nth)
 		ksim_test_fail(__FILE__, __LINE__, "create", "%s nth=%lu: create failed with %d", V->name, nth, err);
 		return false;
 	}
-	ksim_bpf_model_init(&M, V, m, NK);
+	ksim_bpf_model_init(&M, V, m, is(KSIM_BPF_KIND_BLOOM) ? NOPS : NK);	/* bloom: every value pushed */
 	for (int step = 0; step < NOPS; step++) {
 		u32 k = ksim_rng_below(&rng, NK), len = key_of(k, kb);
 		u32 op = ksim_rng_below(&rng, 100);
@@ -230,6 +307,13 @@ static bool run(unsigned long nth)
 		bool ok = true;
 		int expect;
 
+		if (is(KSIM_BPF_KIND_KEYLESS)) {
+			if (!keyless_step(m, &M, &rng, nth, step, &seen)) {
+				why = "";
+				break;
+			}
+			continue;
+		}
 		if (is(KSIM_BPF_KIND_LRU)) {	/* refresh: the LRU may have evicted it */
 			check_key(m, &M, k, nth, step);
 			i = ksim_bpf_model_find(&M, kb, len);
@@ -239,7 +323,7 @@ static bool run(unsigned long nth)
 			static const u64 flags[] = { BPF_ANY, BPF_ANY, BPF_NOEXIST, BPF_EXIST };
 			u64 f = flags[ksim_rng_below(&rng, 4)];
 
-			for (u32 b = 0; b < VS; b++)
+			for (u32 b = 0; b < M.vsize; b++)	/* per-CPU: every CPU's */
 				val[b] = (u8)(step * 7 + b + k);
 			expect = ksim_bpf_model_update_expect(&M, kb, len, f);
 			ret = ksim_bpf_map_update(m, kb, len, val, f);
@@ -258,11 +342,11 @@ static bool run(unsigned long nth)
 			}
 		} else if (op < 75 || (op < 80 && !m->ops->map_lookup_and_delete_elem)) {
 			ret = ksim_bpf_map_delete(m, kb, len);
-			expect = i >= 0 ? 0 : -ENOENT;
+			expect = ksim_bpf_model_delete_expect(&M, kb, len);
 			if (lock_refused(m, false, ret, live0, nth, step)) {
 			} else if (ret == -ENOMEM && injected_since(&seen)) {
 			} else if (ret == expect) {
-				if (i >= 0)
+				if (!ret && i >= 0)
 					ksim_bpf_model_del(&M, i);
 			} else {
 				ok = false;
@@ -336,8 +420,30 @@ static bool run(unsigned long nth)
 		if (is(KSIM_BPF_KIND_LPM))
 			rcu_barrier();
 	}
+	/* bloom filters: every value added is found */
+	for (u32 i = 0; !why && is(KSIM_BPF_KIND_BLOOM) && i < M.n; i++) {
+		memcpy(val, M.e[i].val, VS);
+		ret = ksim_bpf_map_lookup(m, NULL, 0, val, 0);
+		why = ksim_bpf_model_check_lookup(&M, NULL, 0, ret, val);
+		if (why)
+			ksim_test_fail(__FILE__, __LINE__, "found", "%s nth=%lu: %s", V->name, nth, why);
+	}
+	/* queues and stacks: drained, every element in the model's order */
+	while (!why && is(KSIM_BPF_KIND_KEYLESS) && !is(KSIM_BPF_KIND_BLOOM)) {
+		unsigned long kmalloced, live0;
+
+		ksim_bpf_mem_totals(&kmalloced, &live0);
+		ret = ksim_bpf_map_lookup_and_delete(m, NULL, 0, val, 0);
+		if (lock_refused(m, false, ret, live0, nth, NOPS))
+			continue;	/* the failure was one: pop again */
+		why = ksim_bpf_model_check_pop(&M, ret, val);
+		if (why)
+			ksim_test_fail(__FILE__, __LINE__, "drain", "%s nth=%lu: %s", V->name, nth, why);
+		if (ret)
+			break;
+	}
 	/* the whole map: a walk from the start (-ENOMEM injected: start over) */
-	if (!why && lru_reconcile(&M, nth, NOPS)) {
+	if (!why && !is(KSIM_BPF_KIND_KEYLESS) && lru_reconcile(&M, nth, NOPS)) {
 		do {
 			why = ksim_bpf_model_walk(&M, &err);
 		} while (!why && err == -ENOMEM && injected_since(&seen));
@@ -395,6 +501,11 @@ KSIM_TEST(sweep_hash_noprealloc) { sweep("hash_noprealloc"); }
 KSIM_TEST(sweep_lru_hash) { sweep("lru_hash"); }
 KSIM_TEST(sweep_lpm_trie) { sweep("lpm_trie"); }
 KSIM_TEST(sweep_qp_trie_ref) { sweep("qp_trie_ref"); }
+KSIM_TEST(sweep_array) { sweep("array"); }
+KSIM_TEST(sweep_percpu_array) { sweep("percpu_array"); }
+KSIM_TEST(sweep_queue) { sweep("queue"); }
+KSIM_TEST(sweep_stack) { sweep("stack"); }
+KSIM_TEST(sweep_bloom) { sweep("bloom"); }
 #if KSIM_HAVE_BPF_RHASH
 KSIM_TEST(sweep_rhash) { sweep("rhash"); }
 #endif
@@ -422,3 +533,6 @@ KSIM_TEST(sweep_locks_lru_hash) { sweep_cls("lru_hash", KSIM_FAULT_LOCK); }
 KSIM_TEST(sweep_locks_lru_hash_nocommon) { sweep_cls("lru_hash_nocommon", KSIM_FAULT_LOCK); }
 KSIM_TEST(sweep_locks_lpm_trie) { sweep_cls("lpm_trie", KSIM_FAULT_LOCK); }
 KSIM_TEST(sweep_locks_qp_trie_ref) { sweep_cls("qp_trie_ref", KSIM_FAULT_LOCK); }
+/* 7.x queue_stack_maps.c: a failed rqspinlock is -EBUSY, nothing done (6.x: no such lock) */
+KSIM_TEST(sweep_locks_queue) { sweep_cls("queue", KSIM_FAULT_LOCK); }
+KSIM_TEST(sweep_locks_stack) { sweep_cls("stack", KSIM_FAULT_LOCK); }

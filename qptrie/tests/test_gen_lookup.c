@@ -328,6 +328,14 @@ static const char *const which_gen[] = {
 #if KSIM_HAVE_BPF_RHASH
 	"rhash",
 #endif
+	/*
+	 * Not tested here yet (issue #36): arraymap.c's generators use
+	 * instructions the interpreter lacks (JGE, ALU32 AND, LSH, MUL).
+	 */
+	"array",
+#if KSIM_HAVE_BPF_PERCPU_GEN_LOOKUP	/* percpu_array_map_gen_lookup() came with the hash's */
+	"percpu_array",
+#endif
 };
 
 static bool has_gen_lookup(const struct bpf_map_ops *ops)

@@ -192,6 +192,8 @@ static const char *const which_show[] = {
 #if KSIM_HAVE_BPF_RHASH
 	"rhash",
 #endif
+	/* not tested here yet (issue #36): arraymap.c's own format */
+	"array", "percpu_array",
 };
 
 static bool has_seq_show(const struct bpf_map_ops *ops)

@@ -26,7 +26,24 @@
  * - qp-tries (dynptr keys of 1..map_extra bytes): -ENOSPC when full; the
  *   get_next_key contract is the variant's (KSIM_BPF_KIND_ORDERED: byte
  *   order from a present key; KSIM_BPF_KIND_SUCC_ANY: the successor of any
- *   key, present or not; otherwise an absent key restarts at the first).
+ *   key, present or not; otherwise an absent key restarts at the first);
+ * - arrays (kernel/bpf/arraymap.c, KSIM_BPF_KIND_ARRAY): u32 index keys,
+ *   the model holds every index below max_entries from its creation, with
+ *   a zeroed value; update flags as hash maps, but an index past the end
+ *   is -E2BIG (before BPF_NOEXIST's -EEXIST); delete is -EINVAL; per-CPU
+ *   arrays hold one value per CPU; get_next_key in index order, an absent
+ *   (past the end) key restarts at index 0, the last index ends the walk;
+ * - queues and stacks (kernel/bpf/queue_stack_maps.c, KSIM_BPF_KIND_QUEUE,
+ *   _STACK): no keys; the model holds the values in push order; update
+ *   pushes (BPF_ANY; BPF_EXIST drops the oldest when full; BPF_NOEXIST or
+ *   other flags -EINVAL; full without BPF_EXIST -E2BIG); lookup peeks and
+ *   lookup_and_delete pops the oldest (queue) or the newest (stack),
+ *   -ENOENT when empty; delete and get_next_key -EINVAL;
+ * - bloom filters (kernel/bpf/bloom_filter.c, KSIM_BPF_KIND_BLOOM): no
+ *   keys; the model is the set of values added; update adds (BPF_ANY only,
+ *   else -EINVAL; never full); a lookup is asked for a value (the lookup
+ *   buffer holds it) and must find every value added, and may find
+ *   others; delete and get_next_key -EOPNOTSUPP, no pop.
  *
  * Judging functions return NULL when the map did what it may do, else one
  * line saying what went wrong (a per-thread buffer, valid until the next
@@ -64,7 +81,7 @@ bool ksim_bpf_update_lru_self_evicted(unsigned int kind, bool present, u64 flags
  * evictions, which any update may do): the lock's -EDEADLK/-ETIMEDOUT;
  * preallocated hash updates -E2BIG (pcpu_freelist_pop() skips a list whose
  * lock fails and may find none); LRU updates -ENOMEM (bpf_lru_pop_free()
- * gives up when a list lock fails).
+ * gives up when a list lock fails); queues and stacks -EBUSY (7.x).
  */
 bool ksim_bpf_lock_error_ok(const struct bpf_map *map, unsigned int kind, bool update, int err);
 /*
@@ -119,6 +136,8 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 /* What an update of @key with @flags must return (before LRU self-eviction). */
 int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				 u64 flags);
+/* What a delete of @key must return (arrays: -EINVAL, nothing deleted). */
+int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
 /* After a successful update: the element (new or replaced) with @val; its index. */
 int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val);
 /*
@@ -133,6 +152,10 @@ int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const 
 const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				       u32 cpu, const void *val, const void *got);
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
+/* Bloom filters: the value added equal to @val, or -1. */
+int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val);
+/* Queues and stacks: a pop (lookup_and_delete) that returned @err and @got; the model pops too. */
+const char *ksim_bpf_model_check_pop(struct ksim_bpf_model *m, int err, const void *got);
 
 /* LRU maps: drop the keys the map evicted; @must (if set) may not be one of them. */
 const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *must, u32 must_len);

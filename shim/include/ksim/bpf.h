@@ -56,6 +56,28 @@ struct ksim_bpf_variant {
  * deleted key: -ENOENT, which bpf_each_rhash_elem() takes for the end).
  */
 #define KSIM_BPF_KIND_RHASH	0x400
+/*
+ * arraymap.c's arrays: u32 index keys, every index below max_entries
+ * present from creation (zeroed values), none deleted (-EINVAL); an
+ * update past the end -E2BIG, BPF_NOEXIST -EEXIST; get_next_key in index
+ * order, an absent key restarting at index 0 (with KSIM_BPF_KIND_ORDERED).
+ */
+#define KSIM_BPF_KIND_ARRAY	0x800
+/*
+ * queue_stack_maps.c: no keys (key_size 0).  An update pushes (BPF_ANY, or
+ * BPF_EXIST: a full map drops its oldest element instead of -E2BIG), a
+ * lookup peeks, lookup_and_delete pops (-ENOENT when empty): the oldest
+ * element (QUEUE) or the newest (STACK).  Delete and get_next_key -EINVAL.
+ */
+#define KSIM_BPF_KIND_QUEUE	0x1000
+#define KSIM_BPF_KIND_STACK	0x2000
+/*
+ * bloom_filter.c: no keys; an update (BPF_ANY only) adds its value, a
+ * lookup of a value finds every value added (no false negatives) and may
+ * find others (false positives).  No delete, pop or get_next_key.
+ */
+#define KSIM_BPF_KIND_BLOOM	0x4000
+#define KSIM_BPF_KIND_KEYLESS	(KSIM_BPF_KIND_QUEUE | KSIM_BPF_KIND_STACK | KSIM_BPF_KIND_BLOOM)
 
 /*
  * The key type id the driver gives a KSIM_BPF_KIND_DYNPTR_BTF map (no BTF
