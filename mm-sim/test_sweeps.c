@@ -650,6 +650,24 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 	       "%u sites reached\n", s->name, times == 1 ? "N" : "N..N+3", total, n, failed, done, nacc);
 }
 
+/* Sweep one shape: allocation N, then N..N+3 unless that failed; true when it failed. */
+static bool sweep_shape(const struct shape *s, struct file *f)
+{
+	sweep_pass(s, 1, f);
+	if (!ksim_problem_count(KSIM_P_TEST))
+		sweep_pass(s, 4, f);
+	return ksim_problem_count(KSIM_P_TEST) != 0;
+}
+
+/* After the last shape: the file closed, the global invariants, nothing left. */
+static unsigned long sweep_end(struct file *f, unsigned long shapes)
+{
+	ksim_file_close(f);
+	check(NULL, "end");
+	check_all_freed();
+	return shapes;
+}
+
 static void sweep(enum op op)
 {
 	struct file *f;
@@ -662,15 +680,10 @@ static void sweep(enum op op)
 	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		if (shapes[i].op != op)
 			continue;
-		sweep_pass(&shapes[i], 1, f);
-		if (!ksim_problem_count(KSIM_P_TEST))
-			sweep_pass(&shapes[i], 4, f);
-		if (ksim_problem_count(KSIM_P_TEST))
+		if (sweep_shape(&shapes[i], f))
 			break;
 	}
-	ksim_file_close(f);
-	check(NULL, "end");
-	check_all_freed();
+	sweep_end(f, 0);
 }
 
 KSIM_TEST(mprotect_sweep)
@@ -819,18 +832,12 @@ static unsigned long generated_sweep(enum op op)
 			 forked ? " (forked child)" : extra == 2 ? " (uffd-registered)" :
 			 extra == 3 ? " (mbind policies)" : "", nb_name[prev],
 			 op == MMAP ? "no" : target ? "faulted" : "unfaulted", nb_name[next], ranges[r].name);
-		sweep_pass(&sh, 1, f);
-		if (!ksim_problem_count(KSIM_P_TEST))
-			sweep_pass(&sh, 4, f);
 		shapes_run++;
-		if (ksim_problem_count(KSIM_P_TEST))
+		if (sweep_shape(&sh, f))
 			goto out;	/* the first failing shape is the report */
 	}
 out:
-	ksim_file_close(f);
-	check(NULL, "end");
-	check_all_freed();
-	return shapes_run;
+	return sweep_end(f, shapes_run);
 }
 
 /*
@@ -870,18 +877,12 @@ static unsigned long generated_mremap_sweep(void)
 		snprintf(names, sizeof(names), "generated mremap%s: prev %s, %s %s, next %s",
 			 forked ? " (forked child)" : "", nb_name[prev], faulted ? "faulted" : "unfaulted",
 			 move ? "VMA moved into the hole" : "target grown over the hole", nb_name[next]);
-		sweep_pass(&sh, 1, f);
-		if (!ksim_problem_count(KSIM_P_TEST))
-			sweep_pass(&sh, 4, f);
 		shapes_run++;
-		if (ksim_problem_count(KSIM_P_TEST))
+		if (sweep_shape(&sh, f))
 			goto out;	/* the first failing shape is the report */
 	}
 out:
-	ksim_file_close(f);
-	check(NULL, "end");
-	check_all_freed();
-	return shapes_run;
+	return sweep_end(f, shapes_run);
 }
 
 KSIM_TEST(mremap_generated_sweep)
