@@ -576,6 +576,15 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 }
 
 
+/*
+ * Kernel debug checks (KSIM_P_WARN: a WARN, a CONFIG_DEBUG_MAPLE_TREE check)
+ * do not stop a sweep: each is counted where it fires, and sweep_end() names
+ * the first, so a known one (a findings signature) cannot hide another
+ * failure of the same sweep.
+ */
+static unsigned long sweep_warns;
+static char sweep_first_warn[192];
+
 static void sweep_pass(const struct shape *s, long times, struct file *f)
 {
 	struct site_acc acc[64];
@@ -585,7 +594,7 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 
 	for (n = 0; ; n++) {
 		static struct page_state before[WIN], after[WIN];
-		unsigned long live0 = live_objects(), calls;
+		unsigned long live0 = live_objects(), calls, warn0 = ksim_problem_count(KSIM_P_WARN);
 		struct mm_struct *mm = build(s, f);
 		bool alone = false;
 		long r;
@@ -630,6 +639,9 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 				    s->name, n, map_count(mm), case_vmas(s));
 		}
 		check_pages(s, before, after, r, n, alone);
+		if (ksim_problem_count(KSIM_P_WARN) > warn0 && !sweep_warns++)
+			snprintf(sweep_first_warn, sizeof(sweep_first_warn), "\"%s\" (%s), allocation %lu failed",
+				 s->name, times == 1 ? "N" : "N..N+3", n);
 		ksim_mm_exit(mm);
 		if (fork_parent) {
 			ksim_mm_exit(fork_parent);
@@ -662,6 +674,9 @@ static bool sweep_shape(const struct shape *s, struct file *f)
 /* After the last shape: the file closed, the global invariants, nothing left. */
 static unsigned long sweep_end(struct file *f, unsigned long shapes)
 {
+	KSIM_EXPECT(!sweep_warns, "kernel debug checks failed in %lu sweep steps (the dumps above), the first in %s",
+		    sweep_warns, sweep_first_warn);
+	sweep_warns = 0;
 	ksim_file_close(f);
 	check(NULL, "end");
 	check_all_freed();
@@ -719,6 +734,59 @@ KSIM_TEST(anon_name_sweep)
 KSIM_TEST(mmap_hole_sweep)
 {
 	sweep(MMAP);
+}
+
+/*
+ * mmap() into a hole between an unfaulted prev and a faulted next merges
+ * the three: vma_expand() first clones next's anon_vma chain into prev
+ * (dup_anon_vma()).  When that clone cannot allocate, mmap_region() gives up
+ * the merge and maps a VMA of its own through the same VMA iterator, which
+ * vma_merge_new_range() moved to prev (vma_prev()).  The iterator must be
+ * back at the hole before the new VMA's range is set: vma_iter_config()
+ * checks that the range starts in the iterator's slot (MAS_WARN_ON() in
+ * __mas_set_range(); a WARN_ON() without CONFIG_DEBUG_MAPLE_TREE).  Every
+ * anon_vma_chain allocation fails here, so the clone fails on each tree:
+ * 6.12's anon_vma_clone() tries GFP_NOWAIT and then GFP_KERNEL, 7.x only
+ * GFP_KERNEL.  The sweeps fail one allocation (or four in a row), which on
+ * 6.12 never fails both.
+ */
+KSIM_TEST(mmap_merge_nomem_iterator)
+{
+	const struct shape *s = NULL;
+	struct ksim_fault_config cfg = { .nth = 1, .times = -1, .nr_sites = 1,
+					 .sites = { "anon_vma_chain_alloc" } };
+	unsigned long live0, warn0;
+	struct mm_struct *mm;
+	struct file *f;
+	long r;
+
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]) && !s; i++)
+		if (!strcmp(shapes[i].name, "mmap a hole, merge both: unfaulted prev, faulted next"))
+			s = &shapes[i];
+	f = ksim_file_open("sweep.so");
+	live0 = live_objects();
+	mm = build(s, f);
+	check(mm, s->name);
+	warn0 = ksim_problem_count(KSIM_P_WARN);
+	ksim_fault_set(&cfg);
+	r = run_op(s, mm);
+	KSIM_EXPECT(ksim_fault_calls() > 0, "%s: no anon_vma_chain allocation was failed", s->name);
+	ksim_fault_reset();
+	KSIM_EXPECT(!r, "%s, every anon_vma_chain allocation failed: mmap = %ld", s->name, r);
+	KSIM_EXPECT(ksim_problem_count(KSIM_P_WARN) == warn0,
+		    "%s, every anon_vma_chain allocation failed: a kernel debug check failed "
+		    "while mmap() mapped a VMA of its own after the failed merge", s->name);
+	check(mm, "mmap after a failed merge");
+	KSIM_EXPECT(r || map_count(mm) == nsegs(s) + 1,
+		    "%s, every anon_vma_chain allocation failed: %lu VMAs, expected %lu (no merge)",
+		    s->name, map_count(mm), nsegs(s) + 1);
+	ksim_mm_exit(mm);
+	KSIM_EXPECT(live_objects() == live0, "%s: %lu objects leaked", s->name, live_objects() - live0);
+	sweep_end(f, 0);
 }
 
 /*
