@@ -585,12 +585,14 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 static unsigned long sweep_warns;
 static char sweep_first_warn[192];
 
-static void sweep_pass(const struct shape *s, long times, struct file *f)
+static void sweep_pass(const struct shape *s, long times, bool pressure, struct file *f)
 {
+	const char *mode = pressure ? "N, GFP_NOWAIT failing" : times == 1 ? "N" : "N..N+3";
 	struct site_acc acc[64];
 	unsigned int nacc = 0;
 	unsigned long total = 0, n, failed = 0, done = 0;
 	struct ksim_fault_config cfg;
+	bool nowait = true;
 
 	for (n = 0; ; n++) {
 		static struct page_state before[WIN], after[WIN];
@@ -604,6 +606,7 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nth = n ? n : ~0UL;	/* n = 0: count the allocations of an unfailed call */
 		cfg.times = times;
+		cfg.pressure = pressure;
 		if (s->op == MREMAP && times > 1)
 			mremap_own_sites(&cfg);
 		ksim_fault_set(&cfg);
@@ -611,6 +614,8 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		calls = ksim_fault_calls();
 		if (n)
 			acc_sites(acc, &nacc, 64);
+		if (!n && pressure)
+			nowait = ksim_fault_failures() > 0;
 		ksim_fault_reset();
 		check(mm, "the call with a failed allocation");
 		page_states(mm, after);
@@ -641,7 +646,7 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		check_pages(s, before, after, r, n, alone);
 		if (ksim_problem_count(KSIM_P_WARN) > warn0 && !sweep_warns++)
 			snprintf(sweep_first_warn, sizeof(sweep_first_warn), "\"%s\" (%s), allocation %lu failed",
-				 s->name, times == 1 ? "N" : "N..N+3", n);
+				 s->name, mode, n);
 		ksim_mm_exit(mm);
 		if (fork_parent) {
 			ksim_mm_exit(fork_parent);
@@ -652,22 +657,37 @@ static void sweep_pass(const struct shape *s, long times, struct file *f)
 		KSIM_EXPECT(live_objects() == live0, "%s, allocation %lu failed: %lu objects leaked",
 			    s->name, n, live_objects() - live0);
 		if (ksim_problem_count(KSIM_P_TEST)) {
-			printf("# %s: first failure with allocation %lu failed (times=%ld)\n", s->name, n, times);
+			printf("# %s: first failure with allocation %lu failed (%s)\n", s->name, n, mode);
 			break;
 		}
-		if (n >= total)
+		if (n >= total || !nowait)
 			break;
 	}
-	printf("# %s, %s: %lu allocations, %lu failed in turn: %lu calls failed, %lu completed; "
-	       "%u sites reached\n", s->name, times == 1 ? "N" : "N..N+3", total, n, failed, done, nacc);
+	if (nowait)
+		printf("# %s, %s: %lu allocations, %lu failed in turn: %lu calls failed, %lu completed; "
+		       "%u sites reached\n", s->name, mode, total, n, failed, done, nacc);
 }
 
-/* Sweep one shape: allocation N, then N..N+3 unless that failed; true when it failed. */
+/*
+ * Sweep one shape: allocation N, then N..N+3, then N again with every
+ * GFP_NOWAIT allocation failing (reclaim pressure, no injection needed in
+ * the kernel), each unless the one before failed; true when one failed.
+ * The last pass reaches the fallbacks behind GFP_NOWAIT (6.12's
+ * anon_vma_clone() retries with GFP_KERNEL, and a failure there is the
+ * second in a row); it stops after the unfailed call when the shape's call
+ * made no GFP_NOWAIT allocation.  Not for mremap: there the failures move
+ * on to the munmap of the old range, whose failure the kernel answers by
+ * keeping the old VMA ("OOM: unable to split vma, just get accounts
+ * right"), a path the page model does not follow (the fuzzer's, with its
+ * findings mm-mremap-oom-*).
+ */
 static bool sweep_shape(const struct shape *s, struct file *f)
 {
-	sweep_pass(s, 1, f);
+	sweep_pass(s, 1, false, f);
 	if (!ksim_problem_count(KSIM_P_TEST))
-		sweep_pass(s, 4, f);
+		sweep_pass(s, 4, false, f);
+	if (!ksim_problem_count(KSIM_P_TEST) && s->op != MREMAP)
+		sweep_pass(s, 1, true, f);
 	return ksim_problem_count(KSIM_P_TEST) != 0;
 }
 
@@ -747,8 +767,7 @@ KSIM_TEST(mmap_hole_sweep)
  * __mas_set_range(); a WARN_ON() without CONFIG_DEBUG_MAPLE_TREE).  Every
  * anon_vma_chain allocation fails here, so the clone fails on each tree:
  * 6.12's anon_vma_clone() tries GFP_NOWAIT and then GFP_KERNEL, 7.x only
- * GFP_KERNEL.  The sweeps fail one allocation (or four in a row), which on
- * 6.12 never fails both.
+ * GFP_KERNEL (the sweeps reach the 6.12 case in their reclaim-pressure pass).
  */
 KSIM_TEST(mmap_merge_nomem_iterator)
 {

@@ -47,6 +47,7 @@ static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ksim_fault_config cfg;
 static bool armed;
 static unsigned long calls, failures;
+static unsigned long limited;	/* the failures cfg.times limits: nth's and p's */
 static unsigned long class_failures[3];	/* alloc, lock, signal */
 static bool lock_armed;			/* armed with KSIM_FAULT_LOCK */
 static struct ksim_rng rng;
@@ -167,7 +168,7 @@ static void clear_sites(void)
 void ksim_fault_clear_counts(void)
 {
 	pthread_mutex_lock(&fault_lock);
-	calls = failures = 0;
+	calls = failures = limited = 0;
 	class_failures[0] = class_failures[1] = 0;
 	clear_sites();
 	ksim_rng_seed(&rng, cfg.seed);
@@ -263,13 +264,19 @@ static bool should_fail(const char *func, const char *file, int line,
 	s = site_get(func, file, line, cls);
 	s->reached++;
 	if (armed && site_eligible(func, cls, gfp)) {
-		calls++;
-		if (cfg.times < 0 || failures < (unsigned long)cfg.times) {
-			if (cfg.nth && calls >= cfg.nth)
-				fail = true;
-			else if (cfg.probability > 0 &&
-				 (double)(ksim_rng_next(&rng) >> 11) * 0x1.0p-53 < cfg.probability)
-				fail = true;
+		if (cls == KSIM_FAULT_ALLOC && cfg.pressure && !(gfp & __GFP_DIRECT_RECLAIM)) {
+			/* Reclaim pressure: not a call, so nth and p count the sleeping ones. */
+			fail = true;
+		} else {
+			calls++;
+			if (cfg.times < 0 || limited < (unsigned long)cfg.times) {
+				if (cfg.nth && calls >= cfg.nth)
+					fail = true;
+				else if (cfg.probability > 0 &&
+					 (double)(ksim_rng_next(&rng) >> 11) * 0x1.0p-53 < cfg.probability)
+					fail = true;
+			}
+			limited += fail;
 		}
 		if (fail) {
 			failures++;
@@ -511,7 +518,7 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 		c->probability = strtod(spec, &end);
 		free(dup);
 		if (*end || !(c->probability >= 0 && c->probability <= 1)) {
-			snprintf(err, errlen, "'%s': expected a probability in [0, 1] or key=value,... (keys: nth, p, times, seed, sites, nowait, class)", spec);
+			snprintf(err, errlen, "'%s': expected a probability in [0, 1] or key=value,... (keys: nth, p, times, seed, sites, nowait, pressure, class)", spec);
 			return -1;
 		}
 		return 0;
@@ -527,7 +534,7 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 		}
 		in_sites = false;
 		if (!eq) {
-			snprintf(err, errlen, "'%s': expected key=value (keys: nth, p, times, seed, sites, nowait, class)", tok);
+			snprintf(err, errlen, "'%s': expected key=value (keys: nth, p, times, seed, sites, nowait, pressure, class)", tok);
 			ret = -1;
 			break;
 		}
@@ -554,6 +561,8 @@ int ksim_fault_parse(const char *spec, struct ksim_fault_config *c, char *err, s
 			c->seed_from_run = false;
 		} else if (!strcmp(tok, "nowait")) {
 			c->nowait_only = strtol(val, &end, 0) != 0;
+		} else if (!strcmp(tok, "pressure")) {
+			c->pressure = strtol(val, &end, 0) != 0;
 		} else if (!strcmp(tok, "class")) {
 			if (parse_classes(val, &c->classes)) {
 				snprintf(err, errlen, "class=%s: expected alloc, lock, signal, all or a '+' list", val);
@@ -572,7 +581,7 @@ site:
 			snprintf(c->sites[c->nr_sites++], sizeof(c->sites[0]), "%s", val);
 			continue;
 		} else {
-			snprintf(err, errlen, "unknown key '%s' (keys: nth, p, times, seed, sites, nowait, class)", tok);
+			snprintf(err, errlen, "unknown key '%s' (keys: nth, p, times, seed, sites, nowait, pressure, class)", tok);
 			ret = -1;
 			break;
 		}

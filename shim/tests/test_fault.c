@@ -327,6 +327,29 @@ KSIM_TEST(nowait_only)
 	ksim_fault_reset();
 }
 
+/*
+ * pressure=1: every allocation that cannot sleep fails, and only the
+ * sleeping ones count for nth and times (3rd GFP_KERNEL call, once).
+ */
+KSIM_TEST(pressure)
+{
+	struct ksim_fault_config cfg;
+	char err[128];
+
+	KSIM_ASSERT(!ksim_fault_parse("nth=3,times=1,pressure=1", &cfg, err, sizeof(err)));
+	KSIM_EXPECT(cfg.pressure);
+	ksim_fault_set(&cfg);
+	KSIM_EXPECT_EQ(alloc_pattern(4, GFP_NOWAIT), 0xf);
+	KSIM_EXPECT_EQ(alloc_pattern(2, GFP_ATOMIC), 0x3);
+	KSIM_EXPECT_EQ(ksim_fault_calls(), 0);
+	KSIM_EXPECT_EQ(alloc_pattern(5, GFP_KERNEL), 0x4);
+	KSIM_EXPECT_EQ(ksim_fault_calls(), 5);
+	KSIM_EXPECT_EQ(ksim_fault_failures(), 7);
+	KSIM_EXPECT_EQ(alloc_pattern(2, GFP_NOWAIT), 0x3);
+	KSIM_EXPECT_EQ(alloc_pattern(2, GFP_KERNEL | __GFP_NOFAIL), 0);
+	ksim_fault_reset();
+}
+
 KSIM_TEST(nofail_never_fails)
 {
 	struct ksim_fault_config cfg = { .nth = 1, .times = -1 };

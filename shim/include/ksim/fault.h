@@ -65,6 +65,13 @@ struct ksim_fault_config {
 	/* No seed= in the spec: take the run's seed (ksim_seed()) when armed. */
 	bool seed_from_run;
 	bool nowait_only;		/* only allocations that cannot sleep */
+	/*
+	 * Reclaim pressure: every allocation that cannot sleep (no
+	 * __GFP_DIRECT_RECLAIM) fails, as it can in the kernel without any
+	 * injection when free memory is low; nth, p and times then count only
+	 * the others.
+	 */
+	bool pressure;
 	unsigned int classes;		/* KSIM_FAULT_*; 0: KSIM_FAULT_ALLOC */
 	int nr_sites;
 	char sites[KSIM_FAULT_MAX_SITES][64];
@@ -86,7 +93,7 @@ struct ksim_fault_site_stats {
  */
 void ksim_fault_set(const struct ksim_fault_config *cfg);
 /*
- * Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1,class=lock"; -1 on
+ * Parse "nth=3,p=0.1,seed=1,sites=a,b,times=2,nowait=1,pressure=1,class=lock"; -1 on
  * bad input.  class= takes alloc, lock, all or alloc+lock.  A bare
  * probability ("0.01") is short for p=0.01.  Without seed= the config
  * draws from the run's seed (seed_from_run).
