@@ -57,3 +57,8 @@ void dump_stack(void)
 {
 	ksim_dump_stack();
 }
+
+void ksim_debug_check_failed(const char *file, int line, const char *what)
+{
+	ksim_problem(KSIM_P_WARN, file, line, "%s (see the dump above)", what);
+}

@@ -55,16 +55,11 @@
 #endif
 
 /*
- * A CONFIG_DEBUG_MAPLE_TREE check in a maple_tree.h inline the VMA code
- * calls (MAS_WARN_ON() in __mas_set_range(), reached by vma_iter_config())
- * prints, dumps the tree and calls dump_stack(); the kernel carries on.
- * Without the debug option the same check is a WARN_ON().  Here, as in
- * maple/maple_tree.c, it is a counted KSIM_P_WARN problem: the test, fuzz
- * input or stress run that reached it fails (a sweep runs on to its end).
+ * The CONFIG_DEBUG_MAPLE_TREE checks of the maple_tree.h inlines the VMA
+ * code calls (MAS_WARN_ON() in __mas_set_range(), reached by
+ * vma_iter_config()) fail what reached them: see linux/printk.h.
  */
-#include <ksim/ksim.h>
-#define dump_stack()	ksim_problem(KSIM_P_WARN, __FILE__, __LINE__, \
-				     "a kernel debug check failed in mm code (see the dump above)")
+#define KSIM_DUMP_STACK_FAILS	"a kernel debug check failed in mm code"
 
 #include <linux/kernel.h>
 #include <linux/types.h>

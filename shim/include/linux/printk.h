@@ -15,7 +15,20 @@ extern int console_loglevel;
 
 __printf(1, 2) int printk(const char *fmt, ...);
 int vprintk(const char *fmt, va_list args);
-#ifndef dump_stack
+/*
+ * In the kernel dump_stack() only prints.  Kernel code built with a
+ * CONFIG_DEBUG_* option whose checks print, dump_stack() and carry on
+ * (CONFIG_DEBUG_MAPLE_TREE's MAS_WARN_ON() and MT_BUG_ON(), in
+ * lib/maple_tree.c and in the maple_tree.h inlines the VMA code calls)
+ * defines KSIM_DUMP_STACK_FAILS to a description of those checks before
+ * its first include: each dump_stack() is then a counted KSIM_P_WARN
+ * problem, so the test, fuzz input or stress run that failed the check
+ * fails (the kernel's own harness asserts there).
+ */
+#ifdef KSIM_DUMP_STACK_FAILS
+void ksim_debug_check_failed(const char *file, int line, const char *what);
+#define dump_stack()	ksim_debug_check_failed(__FILE__, __LINE__, KSIM_DUMP_STACK_FAILS)
+#elif !defined(dump_stack)	/* the kernel's test harness headers define their own */
 void dump_stack(void);
 #endif
 
