@@ -95,7 +95,8 @@ endfunction()
 # (`t -t <name>`, through scripts/ksim-xfail: table XFAIL, part p/<name>
 # without p's first component), read from a file CTest includes when it
 # starts (TEST_INCLUDE_FILES).  SKIP_RETURN_CODE: a test exiting with n is
-# reported skipped (a part the binary names but cannot run, and says why).
+# reported skipped (a part the binary names but cannot run, and says why;
+# default 77, which ksim-xfail also uses for "no verdict").
 # CONFIGURATION: the tests run only with `ctest -C c` (long ones, which
 # make test leaves out).  TEST_ARGS: added after `-t <name>`.
 function(ksim_discover_tests)
@@ -108,9 +109,10 @@ function(ksim_discover_tests)
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/${_id}_tests.cmake)
   list(JOIN D_LABELS "," _labels)
   set(_extra "")
-  if(D_SKIP_RETURN_CODE)
-    list(APPEND _extra --skip-return-code ${D_SKIP_RETURN_CODE})
+  if(NOT D_SKIP_RETURN_CODE)
+    set(D_SKIP_RETURN_CODE 77)	# ksim-xfail's "no verdict" at least
   endif()
+  list(APPEND _extra --skip-return-code ${D_SKIP_RETURN_CODE})
   if(D_CONFIGURATION)
     list(APPEND _extra --configuration ${D_CONFIGURATION})
   endif()
@@ -152,9 +154,10 @@ endfunction()
 # which CTest's own limit leaves KSIM_ATTRIBUTION_BUDGET seconds more.  A
 # first COMMAND word that is a target becomes its binary.
 set(KSIM_ATTRIBUTION_BUDGET 1800)
+# Skip code 77: ksim-xfail's "no verdict" (the sanitizer runtime hung twice).
 function(_ksim_xfail_wrap out table part timeout)
   set(${out} ${KSIM_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/ksim-xfail ${table} ${KSIM_KVERSION} ${part}
-    --build ${CMAKE_BINARY_DIR} --timeout ${timeout} -- PARENT_SCOPE)
+    --build ${CMAKE_BINARY_DIR} --timeout ${timeout} --skip-return-code 77 -- PARENT_SCOPE)
 endfunction()
 
 function(ksim_test)
@@ -180,7 +183,9 @@ function(ksim_test)
     endif()
     _ksim_xfail_wrap(_wrap ${_table} ${_part} ${T_TIMEOUT})
     set(_cmd ${_wrap} ${_cmd})
-    math(EXPR T_TIMEOUT "${T_TIMEOUT} + ${KSIM_ATTRIBUTION_BUDGET}")
+    # a rerun after a sanitizer hang, then the attribution replays
+    math(EXPR T_TIMEOUT "2 * ${T_TIMEOUT} + ${KSIM_ATTRIBUTION_BUDGET}")
+    set(T_SKIP_RETURN_CODE 77)
   endif()
   if(T_WORKING_DIRECTORY)
     add_test(NAME ${T_NAME} COMMAND ${_cmd} WORKING_DIRECTORY ${T_WORKING_DIRECTORY})
@@ -188,7 +193,7 @@ function(ksim_test)
     add_test(NAME ${T_NAME} COMMAND ${_cmd})
   endif()
   set(_props "")
-  foreach(p LABELS TIMEOUT PASS_REGULAR_EXPRESSION FIXTURES_SETUP FIXTURES_REQUIRED)
+  foreach(p LABELS TIMEOUT PASS_REGULAR_EXPRESSION FIXTURES_SETUP FIXTURES_REQUIRED SKIP_RETURN_CODE)
     if(DEFINED T_${p})
       list(JOIN T_${p} "\\;" _v)
       list(APPEND _props ${p} "${_v}")

@@ -102,18 +102,57 @@ check([findings.reproducer(alt, t) for t in findings.TREES] == ["x/old", "x/old"
 
 # scripts/ksim-xfail, which every component test runs through: an unlisted
 # part's exit status, and a skip code passed through only when asked for.
-def xfail(code, *opts):
+def xfail_sh(script, *opts):
     env = {k: v for k, v in os.environ.items() if k != "KSIM_ATTRIBUTION"}
     return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), "qptrie",
-                           "7.3.4", "no-such-part", *opts, "--", "sh", "-c", f"exit {code}"],
+                           "7.3.4", "no-such-part", *opts, "--", "sh", "-c", script],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           env=env).returncode
+
+
+def xfail(code, *opts):
+    return xfail_sh(f"exit {code}", *opts)
 
 
 check(xfail(0) == 0 and xfail(3) == 1, "ksim-xfail: an unlisted part passes with 0, fails otherwise")
 check(xfail(77, "--skip-return-code", "77") == 77 and xfail(77) == 1
       and xfail(3, "--skip-return-code", "77") == 1,
       "ksim-xfail --skip-return-code 77: exit 77 passes through (CTest: skipped), nothing else")
+
+# A hang inside the sanitizer runtime (ksimlib/hang.py): run once more; a
+# second one is no verdict (the skip code), never a pass.  A hang in the
+# program's own code is the program's failure.
+HANG = """ksim stress: FAILED check: the end of the run (joining the threads) still running after 50 s: a hang
+  every thread's stack (gdb):
+
+Thread 3 (Thread 0x7f1c2f3fe6c0 (LWP 26852) "maple_stress"):
+#0  0x00007f1c33c8f05f in __futex_abstimed_wait_common64 (private=0) at ./nptl/futex-internal.c:57
+#1  0x000055d0c0b1a3e2 in urcu_memb_synchronize_rcu () from /lib/x86_64-linux-gnu/liburcu-memb.so.8
+
+Thread 2 (Thread 0x7f1c2f3ff6c0 (LWP 26851) "maple_stress"):
+#0  0x000055d0c0a8f05f in __sanitizer::FutexWait(__sanitizer::atomic_uint32_t*, unsigned int) ()
+#1  0x000055d0c0a910ac in __sanitizer::Semaphore::Wait() ()
+#2  0x000055d0c0b1a3e2 in __tsan::SlotLock(__tsan::ThreadState*) ()
+#3  0x000055d0c0b1b8e1 in __tsan::TraceSwitchPartImpl(__tsan::ThreadState*) ()
+#4  0x000055d0c0b1c001 in mas_walk (mas=0x7b0400001000) at lib/maple_tree.c:4870
+SUMMARY prog=maple result=FAIL hang
+"""
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    hang_file = os.path.join(tmp, "hang.txt")
+    with open(hang_file, "w") as f:
+        f.write(HANG)
+    with open(os.path.join(tmp, "own.txt"), "w") as f:
+        f.write(HANG.replace("__sanitizer::FutexWait", "mas_find"))
+    once = os.path.join(tmp, "once")
+    # first run: the runtime hang; second: a pass
+    first = f"if [ -e {once} ]; then exit 0; fi; touch {once}; cat {hang_file}; exit 1"
+    check(xfail_sh(first) == 0, "ksim-xfail: a hang inside the sanitizer runtime runs again; its pass passes")
+    check(xfail_sh(f"cat {hang_file}; exit 1", "--skip-return-code", "77") == 77
+          and xfail_sh(f"cat {hang_file}; exit 1") == 1,
+          "ksim-xfail: two sanitizer-runtime hangs are no verdict (the skip code), never a pass")
+    check(xfail_sh(f"cat {tmp}/own.txt; exit 1", "--skip-return-code", "77") == 1,
+          "ksim-xfail: a hang in the program's own code fails")
 
 print(f"# {failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,47 @@
+"""Hangs that are the sanitizer's, not the code's.
+
+A stress program that hangs prints every thread's stack (gdb, from its
+watchdog: shim/ksim/stress.c).  A thread whose innermost frame is the
+sanitizer runtime's own futex wait (__sanitizer::FutexWait, under its
+Mutex/Semaphore) waits for a lock of the runtime, which the runtime holds
+only inside its own calls and never while running the program's code: a
+thread there for the watchdog's whole limit (30 s and more) is a deadlock of
+the runtime itself.  clang 14's ThreadSanitizer (the first release of its
+v3 runtime, Debian bookworm's) did that once in CI: stress/maple-fault-yield,
+the writers in __tsan::SlotLock (from TraceSwitchPartImpl) at 0% CPU, the
+RCU grace period waiting for a reader among them.  Such a run says nothing
+about the tree: callers run it once more, and a second one is reported as
+no verdict, never as a pass or as the tree's failure.
+"""
+import re
+
+THREAD = re.compile(r"^Thread \d+ \(.*?LWP (\d+)\)", re.M)
+FRAME = re.compile(r"^#(\d+)\s+(?:0x[0-9a-f]+ in )?(\S+?)(?:\(|\s)", re.M)
+RUNTIME_WAIT = ("__sanitizer::FutexWait", "__sanitizer::Semaphore::Wait")
+RUNTIME = ("__sanitizer::", "__tsan::", "__asan::")
+
+
+def runtime_deadlock(text):
+    """A description of the first thread of a hang report that waits inside
+    the sanitizer runtime ("LWP N: __sanitizer::FutexWait < ... <
+    __tsan::SlotLock"), or None."""
+    if "a hang" not in text:
+        return None
+    heads = list(THREAD.finditer(text))
+    for i, h in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        frames = [m.group(2) for m in FRAME.finditer(text, h.end(), end)]
+        if not frames or frames[0] not in RUNTIME_WAIT:
+            continue
+        inner = []
+        for f in frames:
+            if not f.startswith(RUNTIME):
+                break
+            inner.append(f)
+        return f"LWP {h.group(1)}: {' < '.join(inner[:4])}" + (" < ..." if len(inner) > 4 else "")
+    return None
+
+
+def note(what, desc):
+    return (f"{what} hung inside the sanitizer runtime ({desc}): a deadlock of the sanitizer "
+            f"(its own locks, held only inside its own calls), not of the code under test")
