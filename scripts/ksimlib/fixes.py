@@ -530,6 +530,27 @@ def record(build, name, verdict, detail, argv):
 
 # ------------------------------------------------------------------ verification
 
+def _own_parts_pass(ft, labels, own_re, repro, log):
+    """(ok, text): the tests of LABELS matching OWN_RE other than the
+    reproducer (judged already), run on the fixed build without ksim-xfail,
+    each expected to pass."""
+    from ksimlib import report
+    r = subprocess.run(["ctest", "--test-dir", ft.build, "-N", "-L", labels, "-R", own_re],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    names = [m.group(1) for m in re.finditer(r"^\s*Test\s+#\d+: (\S+)$", r.stdout, re.M)
+             if m.group(1) != repro]
+    failed = []
+    for n in names:
+        argv, cwd = report.test_command(ft.build, n)
+        st = _run(argv, cwd, 900, log)[0] if argv else "missing"
+        if st != "pass":
+            failed.append(f"{n} {st}")
+    if not names:
+        return True, ""
+    return not failed, (f"; its {len(names)} other listed part(s) on the fixed tree: "
+                        + (f"{len(failed)} failed ({', '.join(failed[:4])})" if failed else "all pass"))
+
+
 def verify(build, ids=None, labels=None, say=print):
     """Each finding's fix, alone, on BUILD's tree: its reproducer fails on
     the pristine build and passes on the fixed one; with LABELS, those CTest
@@ -591,8 +612,9 @@ def verify(build, ids=None, labels=None, say=print):
                                             if x["in"] not in ("fuzz", "stress")
                                             and ft.tree_name in x.get("trees", [t for t, s in f["status"].items()
                                                                                 if s == "present"])]
+                own_re = "^(" + "|".join(sorted(set(own))) + ")$"
                 t = subprocess.run(["ctest", "--test-dir", ft.build, "-L", labels,
-                                    "-E", "^(" + "|".join(sorted(set(own))) + ")$", "-j",
+                                    "-E", own_re, "-j",
                                     str(os.cpu_count() or 2), "--timeout", "900"],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 log.write(t.stdout)
@@ -602,6 +624,11 @@ def verify(build, ids=None, labels=None, say=print):
                     f"{m.group(3)} tests, {m.group(2)} failed" if m else "did not run") + (
                     f" ({', '.join(fails[:6])})" if fails else "")
                 ok = ok and r.returncode == 0 and bool(m) and m.group(2) == "0"
+                # The finding's own parts, left out above, must pass on the
+                # fixed tree when run without their XFAIL expectation.
+                inv_ok, inv_text = _own_parts_pass(ft, labels, own_re, repro, log)
+                extra += inv_text
+                ok = ok and inv_ok
             bad += not ok
             say(f"  {f['id']:<38} pristine {pristine:<4} fixed {fixed:<4} "
                 f"{'ok' if ok else 'DISAGREES'}{extra}"
