@@ -384,30 +384,47 @@ static void check_all(const char *when)
 
 /* ---- ops ---- */
 
+/*
+ * fl's bits 4-7 when its flags are the per-CPU slot (8): on trees with 7.x's
+ * per-CPU flags, bits 4-5 pick BPF_F_CPU (0, 1), BPF_F_ALL_CPUS (2) or both
+ * (3, refused), bits 6-7 BPF_ANY/NOEXIST/EXIST (3: ANY), and the value's
+ * seed the CPU, nr_cpu_ids included (-ERANGE).
+ */
+static u64 cpu_flags(u8 fl, u8 seed)
+{
+#if KSIM_HAVE_BPF_F_CPU
+	static const u64 kind[] = { BPF_F_CPU, BPF_F_CPU, BPF_F_ALL_CPUS, BPF_F_CPU | BPF_F_ALL_CPUS };
+	u64 flags = kind[fl >> 4 & 3] | (fl >> 6) % 3;
+
+	if (flags & BPF_F_CPU)
+		flags |= (u64)(seed % (nr_cpu_ids + 1)) << 32;
+	return flags;
+#else
+	return 8;	/* no such flag: -EINVAL */
+#endif
+}
+
 static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 {
 	static const u64 bad[] = { 3, BPF_F_LOCK, 8, 1ULL << 32 };
 	u8 val[VMAX];
-	u64 flags = (fl & 3) == 3 ? bad[(fl >> 2) & 3] : fl & 3;
-	int i = mfind(key, klen), err, want;
+	u64 flags = (fl & 3) != 3 ? fl & 3 : (fl >> 2 & 3) == 2 ? cpu_flags(fl, seed) : bad[fl >> 2 & 3];
+	int i = mfind(key, klen), err, want, cpu_err;
 	unsigned long live0 = mem_live();
 	u64 eff = flags;	/* what the map does with them */
-	bool one_cpu = false;
 
-#if KSIM_HAVE_BPF_F_CPU
 	/*
-	 * 7.x per-CPU hash: BPF_F_CPU (8: CPU 0) writes CPU 0's value only (a
-	 * new element's other CPUs start zeroed); flags 3 is accepted as
+	 * 7.x per-CPU maps: BPF_F_CPU writes one CPU's value (a new element's
+	 * other CPUs start zeroed), BPF_F_ALL_CPUS the one value to every CPU
+	 * (the model: ksim_bpf_model_cpu_flags()).  Flags 3 is accepted as
 	 * BPF_ANY, a kernel disagreement recorded in docs/findings.toml
 	 * (bpf-percpu-update-flags, XFAIL of bpf/conformance-percpu), not
 	 * re-reported here; a tree that refuses it (-EINVAL, the model's
 	 * answer: that finding's fix) is judged by the model.
 	 */
-	if (is(KSIM_BPF_KIND_PERCPU) && (flags == 3 || flags == BPF_F_CPU)) {
-		one_cpu = flags == BPF_F_CPU;
+	cpu_err = ksim_bpf_model_cpu_flags(&M.m, flags, true, &eff);
+	if (KSIM_HAVE_BPF_F_CPU && is(KSIM_BPF_KIND_PERCPU) && flags == 3)
 		eff = BPF_ANY;
-	}
-#endif
 	gen_val(seed, val);
 	err = ksim_bpf_map_update(M.map, key, klen, val, flags);
 	if (flags == 3 && err == -EINVAL)
@@ -416,7 +433,7 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 			(unsigned long long)flags, err);
 	if (refused(err, key, klen, "update", true, live0))
 		goto out;
-	want = ksim_bpf_model_update_expect(&M.m, key, klen, eff);
+	want = cpu_err < 0 ? cpu_err : ksim_bpf_model_update_expect(&M.m, key, klen, eff);
 	if (err != want && ksim_bpf_update_lru_self_evicted(M.v->kind, i >= 0, eff, err)) {
 		ksim_bpf_model_del(&M.m, i);
 		i = -1;
@@ -426,13 +443,24 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 			KEYSTR(key, klen), (unsigned long long)flags, err, want, MN, M.max);
 	if (!err) {
 		KSIM_FUZZ_CHECK(MN < NMAX || i >= 0, "model full");
-		if (one_cpu) {
-			/* CPU 0's value only (the others: ksim_bpf_model_put_one_cpu()) */
+		if (!cpu_err && (flags & 8)) {
+			/* that CPU's value only (the others: ksim_bpf_model_put_one_cpu()) */
 			u8 got[VMAX];
+			const char *why;
 
 			KSIM_FUZZ_CHECK(!ksim_bpf_map_lookup(M.map, key, klen, got, 0),
 					"update(%s, BPF_F_CPU): the key is gone", KEYSTR(key, klen));
-			JUDGE(ksim_bpf_model_put_one_cpu(&M.m, key, klen, 0, val, got));
+			why = ksim_bpf_model_put_one_cpu(&M.m, key, klen, flags >> 32, val, got);
+			KSIM_FUZZ_CHECK(!why, "BPF_F_CPU update (flags %#llx): %s",
+					(unsigned long long)flags, why);
+		} else if (!cpu_err) {
+			/* BPF_F_ALL_CPUS: the one value on every CPU */
+			u32 vs = M.map->value_size, stride = round_up(vs, 8);
+			u8 all[VMAX] = { 0 };
+
+			for (u32 cpu = 0; cpu < nr_cpu_ids && (cpu + 1) * stride <= VMAX; cpu++)
+				memcpy(all + cpu * stride, val, vs);
+			ksim_bpf_model_put(&M.m, key, klen, all);
 		} else {
 			/* LPM: the latest bytes are stored */
 			ksim_bpf_model_put(&M.m, key, klen, val);
@@ -656,7 +684,17 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	case OP_LOOKUP:
 		klen = get_key(in, key);
-		if (flags & 4) {
+		if ((flags & 4) && KSIM_HAVE_BPF_F_CPU && (flags & 0x30) == 0x20) {
+			/* 7.x: BPF_F_CPU, CPU bits 6-7 (nr_cpu_ids included: -ERANGE) */
+			u64 lf = 8 | (u64)((flags >> 6) % (nr_cpu_ids + 1)) << 32;
+			u8 got[VMAX];
+			int err = ksim_bpf_map_lookup(M.map, key, klen, got, lf);
+
+			KSIM_FUZZ_TRACE("    lookup(%s, flags %#llx) -> %d\n", KEYSTR(key, klen),
+					(unsigned long long)lf, err);
+			if (!refused(err, NULL, 0, "lookup", false, ~0UL))
+				JUDGE(ksim_bpf_model_check_lookup_flags(&M.m, key, klen, lf, err, got));
+		} else if (flags & 4) {
 			u8 got[VMAX];
 			int err = ksim_bpf_map_lookup(M.map, key, klen, got, flags & 8 ? 4 : 2);
 

@@ -312,6 +312,26 @@ int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, 
 				      m->n, m->max);
 }
 
+int ksim_bpf_model_cpu_flags(const struct ksim_bpf_model *m, u64 flags, bool update, u64 *rest)
+{
+	const u64 cpu_flags = 8 | 16;	/* BPF_F_CPU | BPF_F_ALL_CPUS (7.x uapi) */
+	u64 low = (u32)flags & ~cpu_flags;
+
+	*rest = flags;
+	if (!KSIM_HAVE_BPF_F_CPU || !(flags & cpu_flags))
+		return 1;
+	if (!(m->kind & KSIM_BPF_KIND_PERCPU) || (flags & cpu_flags) == cpu_flags)
+		return -EINVAL;
+	if (flags & 8)
+		/* the CPU must exist; a lookup takes no other flag here (no BPF_F_LOCK values) */
+		return (flags >> 32) >= nr_cpu_ids ? -ERANGE : !update && low ? -EINVAL : (*rest = low, 0);
+	/* BPF_F_ALL_CPUS: the upper bits name no CPU; a lookup cannot take it */
+	if (!update || flags >> 32 || low)
+		return -EINVAL;
+	*rest = BPF_ANY;
+	return 0;
+}
+
 int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen)
 {
 	int err = ksim_bpf_model_key_error(m, key, klen, true);
@@ -469,6 +489,35 @@ const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8
 	if (!err && !ksim_bpf_value_eq(m->map, got, m->e[j].val))
 		return fail("lookup(%s): wrong value (model entry %s)", KS(key, klen),
 			    KS(m->e[j].key, m->e[j].klen));
+	return NULL;
+}
+
+const char *ksim_bpf_model_check_lookup_flags(const struct ksim_bpf_model *m, const u8 *key,
+					      u32 klen, u64 flags, int err, const void *got)
+{
+	u64 rest;
+	int want = ksim_bpf_model_cpu_flags(m, flags, false, &rest);
+	u32 vs = m->map->value_size, stride = round_up(vs, 8);
+	int j;
+
+	if (want > 0)
+		return ksim_bpf_model_check_lookup(m, key, klen, err, got);
+	if (want < 0) {
+		if (err != want)
+			return fail("lookup(%s, flags %#llx) = %d, want %d", KS(key, klen),
+				    (unsigned long long)flags, err, want);
+		return NULL;
+	}
+	want = ksim_bpf_model_key_error(m, key, klen, false);
+	j = ksim_bpf_model_lookup(m, key, klen);
+	want = want ?: (j >= 0 ? 0 : -ENOENT);
+	if (err != want)
+		return fail("lookup(%s, BPF_F_CPU %llu) = %d, model %d", KS(key, klen),
+			    (unsigned long long)(flags >> 32), err, want);
+	/* one value, that CPU's: ksim_bpf_value_size_flags() */
+	if (!err && memcmp(got, m->e[j].val + (flags >> 32) * stride, vs))
+		return fail("lookup(%s, BPF_F_CPU %llu): not that CPU's value", KS(key, klen),
+			    (unsigned long long)(flags >> 32));
 	return NULL;
 }
 

@@ -136,6 +136,17 @@ int ksim_bpf_model_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 kle
 /* What an update of @key with @flags must return (before LRU self-eviction). */
 int ksim_bpf_model_update_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				 u64 flags);
+/*
+ * 7.x's per-CPU flags of a syscall update (@update) or lookup: BPF_F_CPU
+ * (one CPU's value, the CPU number in the upper 32 bits) and
+ * BPF_F_ALL_CPUS (update only: one value for every CPU), as uapi bpf.h
+ * documents them.  Neither set: 1, the flags are judged as before.  Else the
+ * error the command must return before the key is looked at (-EINVAL: not a
+ * per-CPU map, both flags, ALL_CPUS on a lookup or with NOEXIST/EXIST, which
+ * the kernel refuses whole; -ERANGE: no such CPU), or 0 with *@rest the
+ * update's BPF_ANY/NOEXIST/EXIST, which apply as without the flag.
+ */
+int ksim_bpf_model_cpu_flags(const struct ksim_bpf_model *m, u64 flags, bool update, u64 *rest);
 /* What a delete of @key must return (arrays: -EINVAL, nothing deleted). */
 int ksim_bpf_model_delete_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen);
 /* After a successful update: the element (new or replaced) with @val; its index. */
@@ -162,6 +173,9 @@ const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *mus
 /* A lookup of @key that returned @err and the value @got. */
 const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 					int err, const void *got);
+/* The same for a syscall lookup with @flags (7.x: BPF_F_CPU returns that CPU's value). */
+const char *ksim_bpf_model_check_lookup_flags(const struct ksim_bpf_model *m, const u8 *key,
+					      u32 klen, u64 flags, int err, const void *got);
 /*
  * get_next_key(@key) (NULL: the first key) that returned @err and
  * @next/@nlen, against the variant's contract.  An unordered map restarting
