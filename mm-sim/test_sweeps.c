@@ -96,7 +96,7 @@
 static unsigned long base = BASE;	/* the shape being swept's (build() sets it) */
 #define PA(p)		(base + (unsigned long)(p) * PG + ((p) >= SRC ? 2 * 1024 * 1024UL : 0))
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP, MBIND };
 
 struct seg {
 	int start, npages;
@@ -105,6 +105,7 @@ struct seg {
 	unsigned long pgoff;
 	int touch;		/* touch every n-th page (anon_vma, pages) */
 	const char *name;	/* then named (PR_SET_VMA_ANON_NAME) */
+	unsigned long nodes;	/* then an MPOL_BIND policy of these nodes (0: none) */
 };
 
 struct shape {
@@ -118,7 +119,8 @@ struct shape {
 				 * MREMAP: the new range */
 	long access;		/* MPROTECT: the new protection; MLOCK: the new lock flags;
 				 * MADVISE: the advice; BRK: the old break (< 0: touched);
-				 * MMAP: the new anonymous mapping's vm_flags */
+				 * MMAP: the new anonymous mapping's vm_flags;
+				 * MBIND: the nodes of the new MPOL_BIND policy */
 	int vmas;		/* VMAs after the unfailed call: the merge/split case (-1: not checked) */
 	int vmas_nodup;		/* the same where a faulted VMA cannot merge into an unfaulted one (0: same) */
 	bool uffd;		/* the VMAs registered with a userfaultfd context taking unmap events */
@@ -387,6 +389,10 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 	for (int k = 0; s->policy && k < 4 && s->segs[k].npages; k++)
 		KSIM_EXPECT(!ksim_mbind(mm, PA(s->segs[k].start), s->segs[k].npages * PG, KSIM_MPOL_BIND, 1),
 			    "%s: mbind of segment %d", s->name, k);
+	for (int k = 0; k < 4 && s->segs[k].npages; k++)
+		KSIM_EXPECT(!s->segs[k].nodes ||
+			    !ksim_mbind(mm, PA(s->segs[k].start), s->segs[k].npages * PG, KSIM_MPOL_BIND,
+					s->segs[k].nodes), "%s: mbind of segment %d", s->name, k);
 #endif
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
@@ -431,6 +437,12 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
 	case MMAP:
 		return ksim_mmap(mm, PA(s->start), s->npages * PG, s->access, NULL, 0);
+	case MBIND:
+#if KSIM_HAVE_MM_VMA_C
+		return ksim_mbind(mm, PA(s->start), s->npages * PG, KSIM_MPOL_BIND, s->access);
+#else
+		return -ENOSYS;
+#endif
 	case MREMAP: {
 		unsigned long flags = s->src == s->start ? 0 : KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED;
 		long r = ksim_mremap(mm, PA(s->src), s->old_n * PG, s->npages * PG, flags, PA(s->start));
@@ -474,7 +486,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		const struct page_state *b = &before[p], *a = &after[p];
 		bool in = (p >= lo && p < hi) || (s->op == MREMAP && p >= s->src && p < s->src + s->old_n);
 
-		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME;
+		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME &&
+			      s->op != MBIND;
 
 		if (!in || undone) {
 			undone |= alone;
@@ -515,6 +528,25 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    b->flags, b->name, nf, nn);
 			changed |= is_new && !is_old;
 			/* the loop goes in address order: changed pages are a prefix */
+			if (!is_new || is_old)
+				old_seen |= !is_new;
+			else
+				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
+					    "unchanged one", s->name, n, p);
+			break;
+		}
+		case MBIND: {
+			/* the new policy if the call reached the page (mbind_range() goes VMA by VMA) */
+			bool is_new = a->mode == KSIM_MPOL_BIND && a->nodes == (unsigned long)s->access;
+			bool is_old = a->mode == b->mode && a->nodes == b->nodes;
+
+			KSIM_EXPECT(a->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
+				    a->file == b->file && a->pfn == b->pfn && a->uffd == b->uffd &&
+				    !strcmp(a->name, b->name) && (is_new || (r && is_old)),
+				    "%s, allocation %lu failed (%ld): page %d policy %u/%#lx flags %#lx "
+				    "(was %u/%#lx %#lx, new %u/%#lx)", s->name, n, r, p, a->mode, a->nodes,
+				    a->flags, b->mode, b->nodes, b->flags, KSIM_MPOL_BIND, s->access);
+			changed |= is_new && !is_old;
 			if (!is_new || is_old)
 				old_seen |= !is_new;
 			else
@@ -568,7 +600,8 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	 * kept an anon_vma a failed merge cloned into it (prev expanded over
 	 * the range, next grown down: both outside it).
 	 */
-	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME)) {
+	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME ||
+			      s->op == MBIND)) {
 		snprintf(when, sizeof(when), "allocation %lu failed (%ld) before any page changed", n, r);
 		for (int p = 0; p < WIN; p++)
 			same_chain(s, when, p, &after[p], &before[p]);
@@ -816,8 +849,11 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * one whose flags never merge), the target unfaulted or faulted (or
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
- * operations.  Neighbours carry the flags the operation gives the target,
- * so every merge the neighbourhood allows happens.  Each shape is swept
+ * operations (mprotect, munmap, mlock, madvise, mbind, mmap).  Neighbours
+ * carry the flags (mbind: the policy) the operation gives the target, so
+ * every merge the neighbourhood allows happens; mbind's policy pass keeps
+ * the target's old policy on them instead, where no merge may happen (a
+ * merge judged by the old policy shows as a neighbour's page changed).  Each shape is swept
  * as the listed ones (allocation N, then N..N+3; the contract on failure,
  * the page model, invariants, leaks); the VMA count on success is left to
  * the page model (no merge model here).  The neighbourhoods of absent,
@@ -854,6 +890,10 @@ static void gen_flags(enum op op, unsigned long *before, unsigned long *after, l
 	case MMAP:
 		*after = A_RW;
 		*access = A_RW;
+		break;
+	case MBIND:
+		*after = A_RW;
+		*access = 2;	/* the nodes: the policy extra's are 1 */
 		break;
 	default:	/* MUNMAP */
 		*before = A_RO;
@@ -907,13 +947,18 @@ static unsigned long generated_sweep(enum op op)
 		if (ranges[r].npages == 24 && (prev == NB_NONE || next == NB_NONE))
 			continue;	/* a range over a hole is not the sweep's call */
 		gen_flags(op, &before, &after, &sh.access);
-		if (prev != NB_NONE)
-			gen_seg(&sh.segs[k++], 8, prev, after);
+		if (prev != NB_NONE) {
+			gen_seg(&sh.segs[k], 8, prev, after);
+			/* the policy the call gives; the policy pass keeps the target's (no merge) */
+			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
+		}
 		if (op != MMAP) {
 			gen_seg(&sh.segs[k++], 24, target ? NB_FAULTED : NB_ANON, before);
 		}
-		if (next != NB_NONE)
-			gen_seg(&sh.segs[k++], 40, next, after);
+		if (next != NB_NONE) {
+			gen_seg(&sh.segs[k], 40, next, after);
+			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
+		}
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
 		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",
@@ -984,7 +1029,7 @@ KSIM_TEST(mremap_generated_sweep)
 
 KSIM_TEST(generated_sweep)
 {
-	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MMAP };
+	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, MMAP };
 
 	if (!ksim_mm_has_vma_c()) {
 		printf("# skipped: this tree has no mm/vma.c\n");
