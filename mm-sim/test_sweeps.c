@@ -96,7 +96,7 @@
 static unsigned long base = BASE;	/* the shape being swept's (build() sets it) */
 #define PA(p)		(base + (unsigned long)(p) * PG + ((p) >= SRC ? 2 * 1024 * 1024UL : 0))
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP, MBIND };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP, MBIND, UFFD_REG };
 
 struct seg {
 	int start, npages;
@@ -106,6 +106,7 @@ struct seg {
 	int touch;		/* touch every n-th page (anon_vma, pages) */
 	const char *name;	/* then named (PR_SET_VMA_ANON_NAME) */
 	unsigned long nodes;	/* then an MPOL_BIND policy of these nodes (0: none) */
+	bool uffd_reg;		/* then registered with the shape's userfaultfd context */
 };
 
 struct shape {
@@ -367,6 +368,7 @@ static int brk_pages(long v)
 }
 
 static struct mm_struct *fork_parent;	/* a forked shape's parent, exited after the child */
+static struct userfaultfd_ctx *shape_ctx;	/* the shape's userfaultfd context (s->uffd, UFFD_REG) */
 
 static struct mm_struct *build(const struct shape *s, struct file *f)
 {
@@ -396,11 +398,17 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 #endif
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
-	if (s->uffd) {
-		struct userfaultfd_ctx *ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
-
-		KSIM_EXPECT(ctx && !ksim_uffd_register(ctx, PA(0), SRC * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
+	shape_ctx = NULL;
+	if (s->uffd || s->op == UFFD_REG) {
+		shape_ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
+		KSIM_EXPECT(shape_ctx && (!s->uffd ||
+			    !ksim_uffd_register(shape_ctx, PA(0), SRC * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING)));
 	}
+	for (int k = 0; shape_ctx && k < 4 && s->segs[k].npages; k++)
+		KSIM_EXPECT(!s->segs[k].uffd_reg ||
+			    !ksim_uffd_register(shape_ctx, PA(s->segs[k].start), s->segs[k].npages * PG,
+						KSIM_UFFDIO_REGISTER_MODE_MISSING),
+			    "%s: registering segment %d", s->name, k);
 	if (s->op == BRK) {
 		long old = s->access;
 
@@ -437,6 +445,9 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 		return ksim_brk(mm, PA(brk_pages(s->access) + s->npages));
 	case MMAP:
 		return ksim_mmap(mm, PA(s->start), s->npages * PG, s->access, NULL, 0);
+	case UFFD_REG:
+		return ksim_uffd_register(shape_ctx, PA(s->start), s->npages * PG,
+					  KSIM_UFFDIO_REGISTER_MODE_MISSING);
 	case MBIND:
 #if KSIM_HAVE_MM_VMA_C
 		return ksim_mbind(mm, PA(s->start), s->npages * PG, KSIM_MPOL_BIND, s->access);
@@ -487,7 +498,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 		bool in = (p >= lo && p < hi) || (s->op == MREMAP && p >= s->src && p < s->src + s->old_n);
 
 		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME &&
-			      s->op != MBIND;
+			      s->op != MBIND && s->op != UFFD_REG;
 
 		if (!in || undone) {
 			undone |= alone;
@@ -535,13 +546,19 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 					    "unchanged one", s->name, n, p);
 			break;
 		}
-		case MBIND: {
-			/* the new policy if the call reached the page (mbind_range() goes VMA by VMA) */
-			bool is_new = a->mode == KSIM_MPOL_BIND && a->nodes == (unsigned long)s->access;
-			bool is_old = a->mode == b->mode && a->nodes == b->nodes;
+		case MBIND:
+		case UFFD_REG: {
+			/* the new policy or context if the call reached the page (VMA by VMA) */
+			bool is_new = s->op == UFFD_REG ? a->uffd == shape_ctx :
+				      a->mode == KSIM_MPOL_BIND && a->nodes == (unsigned long)s->access;
+			bool is_old = a->mode == b->mode && a->nodes == b->nodes && a->uffd == b->uffd &&
+				      a->flags == b->flags;
 
+			/* registering adds VM_UFFD_MISSING (not among the flags compared: CMP) */
 			KSIM_EXPECT(a->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
-				    a->file == b->file && a->pfn == b->pfn && a->uffd == b->uffd &&
+				    a->file == b->file && a->pfn == b->pfn &&
+				    (s->op == UFFD_REG || a->uffd == b->uffd) &&
+				    (s->op == MBIND || (a->mode == b->mode && a->nodes == b->nodes)) &&
 				    !strcmp(a->name, b->name) && (is_new || (r && is_old)),
 				    "%s, allocation %lu failed (%ld): page %d policy %u/%#lx flags %#lx "
 				    "(was %u/%#lx %#lx, new %u/%#lx)", s->name, n, r, p, a->mode, a->nodes,
@@ -601,7 +618,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	 * the range, next grown down: both outside it).
 	 */
 	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME ||
-			      s->op == MBIND)) {
+			      s->op == MBIND || s->op == UFFD_REG)) {
 		snprintf(when, sizeof(when), "allocation %lu failed (%ld) before any page changed", n, r);
 		for (int p = 0; p < WIN; p++)
 			same_chain(s, when, p, &after[p], &before[p]);
@@ -849,11 +866,13 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * one whose flags never merge), the target unfaulted or faulted (or
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
- * operations (mprotect, munmap, mlock, madvise, mbind, mmap).  Neighbours
- * carry the flags (mbind: the policy) the operation gives the target, so
- * every merge the neighbourhood allows happens; mbind's policy pass keeps
- * the target's old policy on them instead, where no merge may happen (a
- * merge judged by the old policy shows as a neighbour's page changed).  Each shape is swept
+ * operations (mprotect, munmap, mlock, madvise, mbind, userfaultfd
+ * registration, mmap).  Neighbours carry the flags (mbind: the policy;
+ * registration: the context) the operation gives the target, so every merge
+ * the neighbourhood allows happens; in the policy pass mbind's and
+ * registration's neighbours keep the target's old policy or none, where no
+ * merge may happen (a merge judged by the old policy shows as a neighbour's
+ * page changed; a merge missed is not seen: no layout model here).  Each shape is swept
  * as the listed ones (allocation N, then N..N+3; the contract on failure,
  * the page model, invariants, leaks); the VMA count on success is left to
  * the page model (no merge model here).  The neighbourhoods of absent,
@@ -894,6 +913,10 @@ static void gen_flags(enum op op, unsigned long *before, unsigned long *after, l
 	case MBIND:
 		*after = A_RW;
 		*access = 2;	/* the nodes: the policy extra's are 1 */
+		break;
+	case UFFD_REG:
+		*after = A_RW;
+		*access = 0;
 		break;
 	default:	/* MUNMAP */
 		*before = A_RO;
@@ -947,9 +970,17 @@ static unsigned long generated_sweep(enum op op)
 		if (ranges[r].npages == 24 && (prev == NB_NONE || next == NB_NONE))
 			continue;	/* a range over a hole is not the sweep's call */
 		gen_flags(op, &before, &after, &sh.access);
+		/* a fork child is not the context's mm; every VMA is registered there already */
+		if (op == UFFD_REG && (forked || extra == 2))
+			continue;
+		/* MODE_MISSING takes anonymous VMAs (and shmem, hugetlb): not our private file */
+		if (op == UFFD_REG && ranges[r].npages == 24 && (prev == NB_FILE || next == NB_FILE))
+			continue;
 		if (prev != NB_NONE) {
 			gen_seg(&sh.segs[k], 8, prev, after);
-			/* the policy the call gives; the policy pass keeps the target's (no merge) */
+			sh.segs[k].uffd_reg = op == UFFD_REG && prev != NB_FILE && extra != 3;
+			/* the policy (context) the call gives; the policy pass keeps the
+			 * target's old one there, so a merge judged by it shows */
 			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
 		}
 		if (op != MMAP) {
@@ -957,6 +988,7 @@ static unsigned long generated_sweep(enum op op)
 		}
 		if (next != NB_NONE) {
 			gen_seg(&sh.segs[k], 40, next, after);
+			sh.segs[k].uffd_reg = op == UFFD_REG && next != NB_FILE && extra != 3;
 			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
 		}
 		sh.start = ranges[r].start;
@@ -1029,7 +1061,7 @@ KSIM_TEST(mremap_generated_sweep)
 
 KSIM_TEST(generated_sweep)
 {
-	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, MMAP };
+	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, UFFD_REG, MMAP };
 
 	if (!ksim_mm_has_vma_c()) {
 		printf("# skipped: this tree has no mm/vma.c\n");
