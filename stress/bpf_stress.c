@@ -6,7 +6,9 @@
  * (BPF_STRESS_VARIANT, see qptrie/CMakeLists.txt): bpf_hash,
  * bpf_hash_noprealloc, bpf_lru_hash, bpf_percpu_hash,
  * bpf_percpu_hash_noprealloc, bpf_lru_percpu_hash, bpf_lpm_trie,
- * bpf_qp_trie_ref and, when KSRC has the posted series, bpf_qp_trie.
+ * bpf_qp_trie_ref and, when KSRC has the posted series, bpf_qp_trie;
+ * bpf_array and bpf_percpu_array (arraymap.c, below); the maps without
+ * keys, bpf_queue, bpf_stack and bpf_bloom, in bpf_stress_keyless.c.
  *
  * Per-CPU maps hold one value per CPU; CPU c's copy is made of words
  * c * VWORDS .. (enc()'s index), so a copy written to or read from the
@@ -61,6 +63,13 @@
  *   was written (the memory never leaves the map).
  * - LRU hash: elements are also evicted on other keys' updates, so only:
  *   every word well-formed, and an untorn value of k is in its window.
+ * - arrays (arraymap.c): key k is index k; indices below max_entries are
+ *   present from creation and never deleted (-EINVAL), the others never
+ *   (update -E2BIG, lookup -ENOENT).  An update copies the value in place
+ *   (no lock without BPF_F_LOCK), so every word must be of index k and of
+ *   a version in its window, and a torn value needs an operation on k in
+ *   flight or started during the section.  Setup checks every index reads
+ *   zero, then writes version 1 everywhere, so readers never see zeroes.
  *
  * Readers also run bpf_for_each_map_elem() where the map has it (hash
  * maps: every key visited is ours and its words well-formed, the return is
@@ -254,6 +263,12 @@ static void make_keys(void)
 	for (u32 i = 0; i < NKEYS; i++) {
 		bool dup;
 
+		if (is(KSIM_BPF_KIND_ARRAY)) {	/* key k is index k */
+			memcpy(keys[i].b, &i, 4);
+			keys[i].len = 4;
+			order[i] = i;
+			continue;
+		}
 		do {
 			gen_key(&r, &keys[i]);
 			dup = false;
@@ -428,6 +443,25 @@ out:
 		ksim_stress_checks(t, 1);
 }
 
+/* Arrays: an update returns exactly what the model says (ksim_bpf_update_expect()). */
+static void array_update_done(struct ksim_stress_thread *t, u32 k, u64 f, u64 v, int ret, bool prog)
+{
+	int want = ksim_bpf_update_expect(V->kind, model[k].present, f, 0, max_entries);
+
+	if (lock_errno(t, true, ret) || fault_errno(ret))
+		return;
+	if (ret != want) {
+		ksim_stress_fail(t, __FILE__, __LINE__,
+				 "%s update of index %u (max_entries %u) flags %" PRIu64 ": returned %d, want %d",
+				 prog ? "program" : "syscall", k, max_entries, f, ret, want);
+		return;
+	}
+	if (!ret) {
+		model[k].ver = v;
+		__atomic_store_n(&kst[k].ver_done, v, __ATOMIC_RELEASE);
+	}
+}
+
 static void writer(struct ksim_stress_thread *t)
 {
 	int w = t->index;
@@ -463,7 +497,9 @@ static void writer(struct ksim_stress_thread *t)
 				ret = ksim_bpf_map_update(map, keys[k].b, keys[k].len, val, f);
 			}
 			what = "update";
-			if (lock_errno(t, true, ret)) {
+			if (is(KSIM_BPF_KIND_ARRAY)) {
+				array_update_done(t, k, f, v, ret, prog);
+			} else if (lock_errno(t, true, ret)) {
 				/* refused: nothing changed (LRU: check_key sees evictions) */
 			} else if (ret == 0 && (f != BPF_NOEXIST || !m->present || lru) &&
 			    (f != BPF_EXIST || m->present)) {
@@ -502,6 +538,10 @@ static void writer(struct ksim_stress_thread *t)
 				what = "delete";
 			}
 			if (lock_errno(t, false, ret)) {
+			} else if (is(KSIM_BPF_KIND_ARRAY)) {
+				/* array_map_delete_elem(): nothing is ever deleted */
+				KSIM_STRESS_CHECK(t, ret == -EINVAL || fault_errno(ret),
+						  "%s of index %u returned %d", what, k, ret);
 			} else if (ret == 0 && (m->present)) {
 				if (and_lookup) {
 					fill(want, k, m->ver);
@@ -606,6 +646,60 @@ static void check_value(struct ksim_stress_thread *t, u32 k, u32 addr, const u64
 	__atomic_add_fetch(&reused_seen, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Arrays: index k is found if and only if k < max_entries, whatever the
+ * writers do.  The value is copied in place: every word is of index k and
+ * of a version in its window, and a torn value needs an operation on k in
+ * flight or started during the section.
+ */
+static void reader_array_lookup(struct ksim_stress_thread *t)
+{
+	u32 k = ksim_rng_below(&t->rng, NKEYS), wk;
+	const struct kstate *s = &kst[k];
+	u64 val[VWORDS], ver_done0, op_done0, ver_started1, wv, v0 = 0;
+	bool untorn = true;
+	u64 *p;
+
+	rcu_read_lock();
+	ver_done0 = __atomic_load_n(&s->ver_done, __ATOMIC_ACQUIRE);
+	op_done0 = __atomic_load_n(&s->op_done, __ATOMIC_ACQUIRE);
+	p = ksim_bpf_map_lookup_ptr(map, keys[k].b, keys[k].len);
+	if (p)
+		ksim_bpf_stress_read_reused_value(p, val, VWORDS);
+	rcu_read_unlock();
+	ksim_stress_checks(t, 1);
+	if (!p != (k >= max_entries)) {
+		ksim_stress_fail(t, __FILE__, __LINE__, "lookup of index %u (max_entries %u) found %s",
+				 k, max_entries, p ? "a value" : "nothing");
+		return;
+	}
+	if (!p)
+		return;
+	ver_started1 = __atomic_load_n(&s->ver_started, __ATOMIC_ACQUIRE);
+	for (u32 i = 0; i < VWORDS; i++) {
+		const char *bad = bad_word(val[i], i, &wk, &wv);
+
+		if (!bad && wk != k)
+			bad = "a word of another index";
+		else if (!bad && (wv < ver_done0 || wv > ver_started1))
+			bad = "a version outside the section's";
+		if (bad) {
+			ksim_stress_fail(t, __FILE__, __LINE__,
+					 "lookup of index %u: word %u is %#" PRIx64 " (index %u version %" PRIu64
+					 "), %s (versions %" PRIu64 "..%" PRIu64 " during the section)",
+					 k, i, val[i], wk, wv, bad, ver_done0, ver_started1);
+			return;
+		}
+		if (!i)
+			v0 = wv;
+		else if (wv != v0)
+			untorn = false;
+	}
+	KSIM_STRESS_CHECK(t, untorn || __atomic_load_n(&s->op_started, __ATOMIC_ACQUIRE) > op_done0,
+			  "lookup of index %u: a TORN value (word 0 version %" PRIu64
+			  "), yet no operation on it was in flight or started during the section", k, v0);
+}
+
 static void reader_lookup(struct ksim_stress_thread *t)
 {
 	u32 k = ksim_rng_below(&t->rng, NKEYS), addr = 0;
@@ -614,6 +708,10 @@ static void reader_lookup(struct ksim_stress_thread *t)
 	u64 val[VWORDS], ver_done0, op_done0, del_done0, present0;
 	u64 *p;
 
+	if (is(KSIM_BPF_KIND_ARRAY)) {
+		reader_array_lookup(t);
+		return;
+	}
 	if (is(KSIM_BPF_KIND_LPM)) {
 		/* a full-length address inside key k's prefix */
 		u32 plen = lpm_plen(&keys[k]);
@@ -689,6 +787,14 @@ static void reader_walk(struct ksim_stress_thread *t)
 		u32 nlen = is(KSIM_BPF_KIND_DYNPTR) ? map->map_extra : map->key_size;
 
 		ret = ksim_bpf_map_get_next_key(map, len ? cur.b : NULL, len, next.b, &nlen);
+		if (is(KSIM_BPF_KIND_ARRAY) && ret == -ENOENT) {
+			u32 from = 0;
+
+			memcpy(&from, cur.b, 4);
+			KSIM_STRESS_CHECK(t, len && from == max_entries - 1,
+					  "get_next_key(index %u) returned -ENOENT before the last index %u",
+					  len ? from : 0, max_entries - 1);
+		}
 		if (ret == -ENOENT || fault_errno(ret))	/* LPM allocates its walk stack */
 			return;
 		KSIM_STRESS_CHECK(t, ret == 0, "get_next_key returned %d", ret);
@@ -698,6 +804,18 @@ static void reader_walk(struct ksim_stress_thread *t)
 		j = find_key(next.b, nlen);
 		KSIM_STRESS_CHECK(t, j >= 0, "get_next_key returned a key (%u bytes) that was never inserted",
 				  nlen);
+		/* arrays: the keys never change, the successor is exact (an index past the end: 0) */
+		if (j >= 0 && is(KSIM_BPF_KIND_ARRAY)) {
+			u32 from = 0, want = 0;
+
+			if (len)
+				memcpy(&from, cur.b, 4);
+			if (len && from < max_entries)
+				want = from + 1;
+			KSIM_STRESS_CHECK(t, (u32)j == want && want < max_entries,
+					  "get_next_key(index %u%s) returned index %d, want %u (max_entries %u)",
+					  from, len ? "" : ": the first", j, want, max_entries);
+		}
 		if (j >= 0 && is(KSIM_BPF_KIND_SUCC_ANY) && len)
 			KSIM_STRESS_CHECK(t, ksim_bpf_key_cmp(V->kind, next.b, nlen, cur.b, len) > 0,
 					  "get_next_key went backwards (key %d after a larger key)", j);
@@ -726,7 +844,10 @@ static u64 reader_for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg
 
 	c->calls++;
 	/* the element may be reused under us, key included: read as the values are */
-	ksim_bpf_stress_read_reused_value((const u64 *)(uintptr_t)key_arg, kw, map->key_size / 8);
+	if (is(KSIM_BPF_KIND_ARRAY))	/* a u32 on bpf_for_each_array_elem()'s stack */
+		memcpy(kw, (const void *)(uintptr_t)key_arg, 4);
+	else
+		ksim_bpf_stress_read_reused_value((const u64 *)(uintptr_t)key_arg, kw, map->key_size / 8);
 	j = find_key((const u8 *)kw, map->key_size);
 	ksim_bpf_stress_read_reused_value(p, val, VWORDS);
 	if ((struct bpf_map *)(uintptr_t)map_arg != map || zero || j < 0) {
@@ -736,9 +857,17 @@ static u64 reader_for_each_cb(u64 map_arg, u64 key_arg, u64 val_arg, u64 ctx_arg
 		c->bad = true;
 		return 1;
 	}
+	if (is(KSIM_BPF_KIND_ARRAY) && (u32)j != c->calls - 1) {
+		ksim_stress_fail(c->t, __FILE__, __LINE__, "for_each on an array: callback %u got index %d",
+				 c->calls, j);
+		c->bad = true;
+		return 1;
+	}
 	for (u32 i = 0; i < VWORDS; i++) {
 		const char *bad = bad_word(val[i], i, &wk, &wv);
 
+		if (!bad && is(KSIM_BPF_KIND_ARRAY) && wk != (u32)j)
+			bad = "a word of another index";	/* values are never moved */
 		if (bad) {
 			ksim_stress_fail(c->t, __FILE__, __LINE__, "for_each at key %d: word %u of the value is %#"
 					 PRIx64 ", %s", j, i, val[i], bad);
@@ -765,6 +894,11 @@ static void reader_for_each(struct ksim_stress_thread *t)
 		return;
 	KSIM_STRESS_CHECK(t, ret == (long)c.calls && (!c.stop || c.calls <= c.stop),
 			  "for_each (stop after %u) = %ld after %u callbacks", c.stop, ret, c.calls);
+	/* arrays: every index, in order, up to the stop */
+	if (is(KSIM_BPF_KIND_ARRAY))
+		KSIM_STRESS_CHECK(t, c.calls == (c.stop && c.stop < max_entries ? c.stop : max_entries),
+				  "for_each on an array (stop after %u) visited %u of %u indices",
+				  c.stop, c.calls, max_entries);
 	ksim_stress_checks(t, 1);
 }
 
@@ -787,6 +921,41 @@ static void reader(struct ksim_stress_thread *t)
 }
 
 /* ---- setup, final check ---- */
+
+/*
+ * Arrays: every index reads zero from creation (judged by the model), and
+ * past the end nothing; then every index gets version 1, so that readers
+ * only ever see words of values written.
+ */
+static void array_setup(void)
+{
+	struct ksim_bpf_model mm = { 0 };
+	u64 val[VALL];
+	const char *why = NULL;
+
+	ksim_set_cpu(0);
+	ksim_bpf_model_init(&mm, V, map, NKEYS);
+	for (u32 k = 0; k < NKEYS && !why; k++) {
+		int ret = ksim_bpf_map_lookup(map, keys[k].b, keys[k].len, val, 0);
+
+		why = ksim_bpf_model_check_lookup(&mm, keys[k].b, keys[k].len, ret, val);
+	}
+	ksim_bpf_model_fini(&mm);
+	if (why)
+		ksim_stress_fail(NULL, __FILE__, __LINE__, "at creation: %s", why);
+	for (u32 k = 0; k < max_entries; k++) {
+		int ret;
+
+		fill(val, k, 1);
+		ret = ksim_bpf_map_update(map, keys[k].b, keys[k].len, val, BPF_ANY);
+		if (ret)
+			ksim_stress_fail(NULL, __FILE__, __LINE__, "first update of index %u = %d", k, ret);
+		model[k].present = true;
+		model[k].ver = 1;
+		kst[k].ver_started = kst[k].ver_done = kst[k].present = 1;
+	}
+	ksim_set_cpu(-1);
+}
 
 static void setup(void)
 {
@@ -815,7 +984,7 @@ static void setup(void)
 	make_keys();
 	max_entries = is(KSIM_BPF_KIND_LRU) ? NKEYS / 2 : NKEYS * 3 / 4;
 	a.max_entries = max_entries;
-	ksim_bpf_attr_set_key(&a, V, 8, QP_MAXLEN);
+	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : 8, QP_MAXLEN);
 	map = ksim_bpf_map_create(V, &a, &err);
 	if (!map) {
 		fprintf(stderr, "bpf_stress: creating %s failed: %d\n", V->name, err);
@@ -824,6 +993,8 @@ static void setup(void)
 	has_lookup_and_delete = map->ops->map_lookup_and_delete_elem != NULL;
 	if (is(KSIM_BPF_KIND_PERCPU))
 		vcopies = nr_cpu_ids;
+	if (is(KSIM_BPF_KIND_ARRAY))
+		array_setup();
 }
 
 /* With the writers stopped: the map against the writers' models, by the maps' one model. */
