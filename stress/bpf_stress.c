@@ -96,6 +96,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 #include <ksim/bpf.h>
@@ -443,6 +444,9 @@ out:
 		ksim_stress_checks(t, 1);
 }
 
+/* The maps without keys: their own producers, consumers and final check. */
+#include "bpf_stress_keyless.c"
+
 /* Arrays: an update returns exactly what the model says (ksim_bpf_update_expect()). */
 static void array_update_done(struct ksim_stress_thread *t, u32 k, u64 f, u64 v, int ret, bool prog)
 {
@@ -466,6 +470,10 @@ static void writer(struct ksim_stress_thread *t)
 {
 	int w = t->index;
 
+	if (is(KSIM_BPF_KIND_KEYLESS)) {
+		keyless_writer(t);
+		return;
+	}
 	ksim_set_cpu(w);
 	while (ksim_stress_running()) {
 		u32 k = w + nr_writers * ksim_rng_below(&t->rng, NKEYS / nr_writers);
@@ -906,6 +914,10 @@ static void reader(struct ksim_stress_thread *t)
 {
 	bool for_each = map->ops->map_for_each_callback != NULL;
 
+	if (is(KSIM_BPF_KIND_KEYLESS)) {
+		keyless_reader(t);
+		return;
+	}
 	ksim_set_cpu(nr_writers + t->index);
 	while (ksim_stress_running()) {
 		u32 op = ksim_rng_below(&t->rng, 16);
@@ -985,6 +997,8 @@ static void setup(void)
 	max_entries = is(KSIM_BPF_KIND_LRU) ? NKEYS / 2 : NKEYS * 3 / 4;
 	a.max_entries = max_entries;
 	ksim_bpf_attr_set_key(&a, V, is(KSIM_BPF_KIND_ARRAY) ? 4 : 8, QP_MAXLEN);
+	if (is(KSIM_BPF_KIND_KEYLESS))
+		keyless_setup(&a);
 	map = ksim_bpf_map_create(V, &a, &err);
 	if (!map) {
 		fprintf(stderr, "bpf_stress: creating %s failed: %d\n", V->name, err);
@@ -1005,6 +1019,10 @@ static void teardown(void)
 	const char *why;
 	int err = -ENOENT;
 
+	if (is(KSIM_BPF_KIND_KEYLESS)) {
+		keyless_teardown();
+		return;
+	}
 	ksim_set_cpu(0);
 	ksim_bpf_model_init(&mm, V, map, NKEYS);
 	for (u32 k = 0; k < NKEYS; k++) {
