@@ -123,6 +123,13 @@ const char *__tsan_default_suppressions(void)
 		 * (stress/bpf_stress.c accepts a torn copy only with an
 		 * operation in flight). */
 		"race:pcpu_copy_value\n"
+		/* kernel/bpf/arraymap.c: array_map_update_elem() and
+		 * bpf_percpu_array_update() copy the value in place with no
+		 * lock (BPF_F_LOCK is the opt-in) while programs read it
+		 * (stress/bpf_stress.c accepts a torn value of the index only
+		 * with an operation on it in flight). */
+		"race:array_map_update_elem\n"
+		"race:bpf_percpu_array_update\n"
 		/* 7.x's RHASH map: an update of a present key copies the
 		 * value in place (rhtab_map_update_existing(): "Torn reads: a
 		 * concurrent reader without BPF_F_LOCK may observe the value
