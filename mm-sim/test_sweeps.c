@@ -474,6 +474,22 @@ static unsigned long map_count(struct mm_struct *mm)
 }
 
 /*
+ * A call that goes VMA by VMA in address order and stops at a failure
+ * changes a prefix of the range: page @p is new, old, or both (the call
+ * changed nothing there).
+ */
+static void prefix_page(const struct shape *s, unsigned long n, int p, bool is_new, bool is_old,
+			bool *changed, bool *old_seen)
+{
+	*changed |= is_new && !is_old;
+	if (!is_new || is_old)
+		*old_seen |= !is_new;
+	else
+		KSIM_EXPECT(!*old_seen, "%s, allocation %lu failed: page %d changed after an "
+			    "unchanged one", s->name, n, p);
+}
+
+/*
  * The page model after the call, against @before and the syscall's
  * contract.  @alone: the call left its neighbours alone (an mmap whose
  * merge gave up on a failed allocation and made a VMA of its own), so
@@ -537,13 +553,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
 				    "(was %#lx \"%s\", new %#lx \"%s\")", s->name, n, r, p, a->flags, a->name,
 				    b->flags, b->name, nf, nn);
-			changed |= is_new && !is_old;
-			/* the loop goes in address order: changed pages are a prefix */
-			if (!is_new || is_old)
-				old_seen |= !is_new;
-			else
-				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
-					    "unchanged one", s->name, n, p);
+			prefix_page(s, n, p, is_new, is_old, &changed, &old_seen);
 			break;
 		}
 		case MBIND:
@@ -563,12 +573,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 				    "%s, allocation %lu failed (%ld): page %d policy %u/%#lx flags %#lx "
 				    "(was %u/%#lx %#lx, new %u/%#lx)", s->name, n, r, p, a->mode, a->nodes,
 				    a->flags, b->mode, b->nodes, b->flags, KSIM_MPOL_BIND, s->access);
-			changed |= is_new && !is_old;
-			if (!is_new || is_old)
-				old_seen |= !is_new;
-			else
-				KSIM_EXPECT(!old_seen, "%s, allocation %lu failed: page %d changed after an "
-					    "unchanged one", s->name, n, p);
+			prefix_page(s, n, p, is_new, is_old, &changed, &old_seen);
 			break;
 		}
 		case MUNMAP:
