@@ -159,5 +159,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check(xfail_sh(f"cat {tmp}/spin.txt; exit 1", "--skip-return-code", "77") == 1,
           "ksim-xfail: a thread in the sanitizer's wait beside one that spins is the program's hang")
 
+# An outer limit (ctest --timeout, ksim mutate) SIGKILLs the wrapper: the
+# command, in a session of its own, must die with it, not run on orphaned.
+import signal  # noqa: E402
+import time  # noqa: E402
+with tempfile.TemporaryDirectory() as tmp:
+    pidfile = os.path.join(tmp, "pid")
+    w = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), "qptrie", "7.3.4",
+                          "no-such-part", "--", "sh", "-c", f"echo $$ > {pidfile}; exec sleep 300"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(pidfile) and open(pidfile).read().strip():
+            break
+        time.sleep(0.05)
+    child = int(open(pidfile).read())
+    w.kill()
+    w.wait()
+    gone = False
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            gone = True
+            break
+        time.sleep(0.05)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    check(gone, "ksim-xfail killed (SIGKILL): its command dies with it")
+
 print(f"# {failures} failure(s)")
 sys.exit(1 if failures else 0)
