@@ -454,13 +454,7 @@ static void do_update(const u8 *key, u32 klen, u8 fl, u8 seed)
 			KSIM_FUZZ_CHECK(!why, "BPF_F_CPU update (flags %#llx): %s",
 					(unsigned long long)flags, why);
 		} else if (!cpu_err) {
-			/* BPF_F_ALL_CPUS: the one value on every CPU */
-			u32 vs = M.map->value_size, stride = round_up(vs, 8);
-			u8 all[VMAX] = { 0 };
-
-			for (u32 cpu = 0; cpu < nr_cpu_ids && (cpu + 1) * stride <= VMAX; cpu++)
-				memcpy(all + cpu * stride, val, vs);
-			ksim_bpf_model_put(&M.m, key, klen, all);
+			ksim_bpf_model_put_all_cpus(&M.m, key, klen, val);	/* BPF_F_ALL_CPUS */
 		} else {
 			/* LPM: the latest bytes are stored */
 			ksim_bpf_model_put(&M.m, key, klen, val);

@@ -872,12 +872,9 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
  * operations (mprotect, munmap, mlock, madvise, mbind, userfaultfd
- * registration, mmap).  Neighbours carry the flags (mbind: the policy;
- * registration: the context) the operation gives the target, so every merge
- * the neighbourhood allows happens; in the policy pass mbind's and
- * registration's neighbours keep the target's old policy or none, where no
- * merge may happen (a merge judged by the old policy shows as a neighbour's
- * page changed; a merge missed is not seen: no layout model here).  Each shape is swept
+ * registration, mmap).  Neighbours carry what the operation gives the
+ * target (gen_neighbour()), so every merge the neighbourhood allows
+ * happens; a merge missed is not seen (no layout model).  Each shape is swept
  * as the listed ones (allocation N, then N..N+3; the contract on failure,
  * the page model, invariants, leaks); the VMA count on success is left to
  * the page model (no merge model here).  The neighbourhoods of absent,
@@ -942,6 +939,21 @@ static void gen_seg(struct seg *g, int start, enum nb kind, unsigned long flags)
 	g->touch = kind == NB_FAULTED || kind == NB_FILE ? 3 : 0;
 }
 
+/*
+ * A neighbour carries what @op gives the target (@flags; mbind: the policy
+ * of nodes @access; registration: the shape's context, anonymous VMAs only),
+ * so the merge happens, except in the policy pass (@old_policy), where it
+ * keeps the target's old policy (or no context): a merge the kernel judged
+ * by the old policy shows as a neighbour's page changed.
+ */
+static void gen_neighbour(struct seg *g, int start, enum nb kind, enum op op, unsigned long flags,
+			  long access, bool old_policy)
+{
+	gen_seg(g, start, kind, flags);
+	g->nodes = op == MBIND && !old_policy ? access : 0;
+	g->uffd_reg = op == UFFD_REG && kind != NB_FILE && !old_policy;
+}
+
 static unsigned long generated_sweep(enum op op)
 {
 	static const struct { const char *name; int start, npages; } ranges[] = {
@@ -981,21 +993,13 @@ static unsigned long generated_sweep(enum op op)
 		/* MODE_MISSING takes anonymous VMAs (and shmem, hugetlb): not our private file */
 		if (op == UFFD_REG && ranges[r].npages == 24 && (prev == NB_FILE || next == NB_FILE))
 			continue;
-		if (prev != NB_NONE) {
-			gen_seg(&sh.segs[k], 8, prev, after);
-			sh.segs[k].uffd_reg = op == UFFD_REG && prev != NB_FILE && extra != 3;
-			/* the policy (context) the call gives; the policy pass keeps the
-			 * target's old one there, so a merge judged by it shows */
-			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
-		}
+		if (prev != NB_NONE)
+			gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, extra == 3);
 		if (op != MMAP) {
 			gen_seg(&sh.segs[k++], 24, target ? NB_FAULTED : NB_ANON, before);
 		}
-		if (next != NB_NONE) {
-			gen_seg(&sh.segs[k], 40, next, after);
-			sh.segs[k].uffd_reg = op == UFFD_REG && next != NB_FILE && extra != 3;
-			sh.segs[k++].nodes = op == MBIND && extra != 3 ? sh.access : 0;
-		}
+		if (next != NB_NONE)
+			gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, extra == 3);
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
 		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",

@@ -416,6 +416,16 @@ const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, 
 		    i >= 0 ? "the other CPUs' values changed" : "a new element's other CPUs not zero");
 }
 
+void ksim_bpf_model_put_all_cpus(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val)
+{
+	u32 vs = m->map->value_size, stride = round_up(vs, 8);
+	u8 all[KSIM_BPF_MODEL_VMAX] = { 0 };
+
+	for (u32 cpu = 0; cpu < nr_cpu_ids; cpu++)
+		memcpy(all + cpu * stride, val, vs);
+	ksim_bpf_model_put(m, key, klen, all);
+}
+
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i)
 {
 	if (m->kind & KSIM_BPF_KIND_KEYLESS) {	/* keep the push order */
@@ -465,12 +475,20 @@ const char *ksim_bpf_model_lru_reconcile(struct ksim_bpf_model *m, const u8 *mus
 	return why;
 }
 
+/* What a lookup of @key must return; *@j the model entry it finds (or -1). */
+static int lookup_expect(const struct ksim_bpf_model *m, const u8 *key, u32 klen, int *j)
+{
+	int kerr = ksim_bpf_model_key_error(m, key, klen, false);
+
+	*j = ksim_bpf_model_lookup(m, key, klen);
+	return kerr ?: (*j >= 0 ? 0 : -ENOENT);
+}
+
 const char *ksim_bpf_model_check_lookup(const struct ksim_bpf_model *m, const u8 *key, u32 klen,
 					int err, const void *got)
 {
 	int kerr = ksim_bpf_model_key_error(m, key, klen, false);
-	int j = ksim_bpf_model_lookup(m, key, klen);
-	int want = kerr ?: (j >= 0 ? 0 : -ENOENT);
+	int j, want = lookup_expect(m, key, klen, &j);
 
 	/* a bloom filter: @got is the value asked for; added ones must be found */
 	if ((m->kind & KSIM_BPF_KIND_BLOOM) && !kerr) {
@@ -508,9 +526,7 @@ const char *ksim_bpf_model_check_lookup_flags(const struct ksim_bpf_model *m, co
 				    (unsigned long long)flags, err, want);
 		return NULL;
 	}
-	want = ksim_bpf_model_key_error(m, key, klen, false);
-	j = ksim_bpf_model_lookup(m, key, klen);
-	want = want ?: (j >= 0 ? 0 : -ENOENT);
+	want = lookup_expect(m, key, klen, &j);
 	if (err != want)
 		return fail("lookup(%s, BPF_F_CPU %llu) = %d, model %d", KS(key, klen),
 			    (unsigned long long)(flags >> 32), err, want);

@@ -547,7 +547,8 @@ def _own_parts_pass(ft, labels, own_re, repro, log):
             failed.append(f"{n} {st}")
     if not names:
         return True, ""
-    return not failed, (f"; its {len(names)} other listed part(s) on the fixed tree: "
+    return not failed, (f"; its {len(names)} other listed part(s) in -L '{labels}', run on the fixed "
+                        f"tree without their XFAIL: "
                         + (f"{len(failed)} failed ({', '.join(failed[:4])})" if failed else "all pass"))
 
 

@@ -8,13 +8,13 @@ only inside its own calls and never while running the program's code: a
 thread there for the watchdog's whole limit (30 s and more) is a deadlock of
 the runtime itself, provided no thread spins (the watchdog's CPU sample):
 a thread looping in the program's code can hold up another's sanitizer call
-for a moment, never for the program's lifetime.  clang 14's ThreadSanitizer
-(the first release of its v3 runtime, Debian bookworm's) did that once in
-CI: stress/maple-fault-yield, every thread at 0% CPU, the writers in
-__tsan::SlotLock (one from TraceSwitchPartImpl), the RCU worker in
-urcu_memb_synchronize_rcu().  Such a run says nothing about the tree:
-callers run it once more, and a second one is reported as no verdict, never
-as a pass or as the tree's failure.
+for a moment, never for the program's lifetime.  Seen once in CI under
+clang 14's ThreadSanitizer (the first release of its v3 runtime, Debian
+bookworm's; the cycle itself was not found): stress/maple-fault-yield,
+every thread at 0% CPU, the writers in __tsan::SlotLock (one from
+TraceSwitchPartImpl), the RCU worker in urcu_memb_synchronize_rcu().  Such
+a run says nothing about the tree: run_once_more() runs it again, and a
+second one is no verdict, never a pass or the tree's failure.
 """
 import re
 
@@ -50,3 +50,19 @@ def runtime_deadlock(text):
 def note(what, desc):
     return (f"{what} hung inside the sanitizer runtime ({desc}): a deadlock of the sanitizer "
             f"(its own locks, held only inside its own calls), not of the code under test")
+
+
+def run_once_more(run, what, say):
+    """(returncode, output, stuck): run() -> (returncode, output), once
+    more after a runtime deadlock; stuck is the second one's description
+    (no verdict), else falsy.  @say prints a line, @what names the run."""
+    rc, out = run()
+    stuck = rc and runtime_deadlock(out)
+    if not stuck:
+        return rc, out, None
+    say(f"{note(what, stuck)}; running it again")
+    rc, out = run()
+    stuck = rc and runtime_deadlock(out)
+    if stuck:
+        say(f"NO VERDICT: {note(what + ' again', stuck)}; what it checked is not covered")
+    return rc, out, stuck or None

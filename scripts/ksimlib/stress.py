@@ -44,6 +44,18 @@ def programs(build):
         sys.exit(f"ksim: {e}")
 
 
+def run_program(cmd):
+    """(returncode, output) of one run, its progress lines echoed."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = []
+    for line in p.stdout:
+        log.append(line)
+        if line.startswith("# ") and " ops/s" in line:
+            print("   " + line.rstrip(), flush=True)
+    p.wait()
+    return p.returncode, "".join(log)
+
+
 def run(args, outdir):
     progs = programs(args.build)
     if args.programs:
@@ -67,24 +79,12 @@ def run(args, outdir):
         cmd = [exe, "-d", f"{per_run:g}", "-s", str(s)] + vargs
         print(f"[{i}/{len(runs)}] {name} ({vname}), seed {s}", flush=True)
         t0 = time.monotonic()
-        for attempt in (1, 2):
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            log = []
-            for line in p.stdout:
-                log.append(line)
-                if line.startswith("# ") and " ops/s" in line:
-                    print("   " + line.rstrip(), flush=True)
-            p.wait()
-            text = "".join(log)
-            stuck = p.returncode and hang.runtime_deadlock(text)
-            if not stuck:
-                break
-            print(f"   {hang.note('the run' + (' again' if attempt > 1 else ''), stuck)}"
-                  + ("; running it again" if attempt == 1 else ": no verdict"), flush=True)
+        returncode, text, stuck = hang.run_once_more(lambda: run_program(cmd), "the run",
+                                                     lambda m: print("   " + m, flush=True))
         m = re.search(r"^SUMMARY prog=.*$", text, re.M)
         summary = dict(kv.split("=", 1) for kv in m.group(0).split()[1:]) if m else {}
         reports = len(SAN_REPORT.findall(text))
-        ok = p.returncode == 0 and reports == 0 and summary.get("result") == "PASS"
+        ok = returncode == 0 and reports == 0 and summary.get("result") == "PASS"
         xfail = None if ok else next((why for prog, sigs, why in known
                                       if prog == name and all(x in text for x in sigs)), None)
         ops = " ".join(f"{k[:-len('_ops_per_s')]} {float(v):.3g}" for k, v in summary.items()
@@ -120,8 +120,9 @@ def run(args, outdir):
             own = re.search(r"^# replay: (.*)$", text, re.M)
             replay = own.group(1) if own and "--sched" in vargs else " ".join(cmd)
             with open(path, "w") as f:
-                f.write(f"# replay: {replay}\n# exit status {p.returncode}\n{text}")
-            print(f"   {'XFAIL' if xfail else 'FAILED'} (exit {p.returncode}); log: {path}\n"
+                f.write(f"# replay: {replay}\n# exit status {returncode}\n{text}")
+            print(f"   {'XFAIL' if xfail else 'NO VERDICT' if stuck else 'FAILED'} (exit {returncode}); "
+                  f"log: {path}\n"
                   f"   replay: {replay}", flush=True)
     widths = [max(len(str(r[k])) for r in rows + [("program", "sanitizer", "seconds", "ops/s", "checks", "result")])
               for k in range(6)]

@@ -162,6 +162,8 @@ int ksim_bpf_model_put(struct ksim_bpf_model *m, const u8 *key, u32 klen, const 
  */
 const char *ksim_bpf_model_put_one_cpu(struct ksim_bpf_model *m, const u8 *key, u32 klen,
 				       u32 cpu, const void *val, const void *got);
+/* After a successful BPF_F_ALL_CPUS update (7.x): @val, one value, on every CPU. */
+void ksim_bpf_model_put_all_cpus(struct ksim_bpf_model *m, const u8 *key, u32 klen, const void *val);
 void ksim_bpf_model_del(struct ksim_bpf_model *m, int i);
 /* Bloom filters: the value added equal to @val, or -1. */
 int ksim_bpf_model_find_value(const struct ksim_bpf_model *m, const void *val);
