@@ -1,7 +1,7 @@
 """ksim coverage: which lines of the kernel files the deterministic tests run.
 
     scripts/ksim coverage [--build build/coverage] [--fuzz TARGET | --fuzz-queue DIR ...]
-                          [--compare] [-L LABELS] [--out DIR]
+                          [--compare] [--without LABELS] [-L LABELS] [--out DIR]
 
 Clang source-based coverage (the `coverage` preset: ASan+UBSan plus
 -fprofile-instr-generate -fcoverage-mapping), because it counts regions and
@@ -32,6 +32,13 @@ from a scratch copy, here with clang and the coverage flags) and for
 mm/vma.c (tools/testing/vma, where the tree has it and it builds) against
 ksim's tests on the same tree, one table; the functions where the kernel's
 harness runs lines ksim never does are named.
+
+--without LABELS: what those labels add to the others, per kernel .c file
+they run (e.g. `--without bpf-selftests`: the kernel's map selftests
+against ksim's own BPF tests): lines and branch outcomes of all labels, of
+the others alone and of LABELS alone, the ones only one side runs, and the
+functions they are in (without.txt).  One test run: each label's profiles
+are kept apart and merged three ways.
 
 This is a tool, not a test: nothing here has a threshold.
 """
@@ -706,6 +713,12 @@ def cmd(args):
                            f"{', '.join(default_labels(args.build))})")
         if args.fuzz and args.fuzz_queue:
             raise CovError("--fuzz and --fuzz-queue: pick one")
+        without = [l for l in re.split(r"[,|\s]+", args.without or "") if l]
+        if [l for l in without if l not in labels]:
+            raise CovError(f"--without {args.without}: not among the labels run ({', '.join(labels)})")
+        rest = [l for l in labels if l not in without]
+        if without and not rest:
+            raise CovError(f"--without {args.without}: no other label left to compare with")
         queue, target = [], args.fuzz or args.fuzz_target
         if args.fuzz or args.fuzz_queue:
             queue = queue_files(args.fuzz_queue or [latest_campaign(args.fuzz)])
@@ -775,6 +788,11 @@ def cmd(args):
                               "tests")
             text += queue_gain(base, cov)
         open(os.path.join(outdir, "summary.txt"), "w").write(text)
+        if without:
+            wtext = without_text(cov, run.report(rest, binaries, "rest"),
+                                 run.report(without, binaries, "without"), without, rest)
+            open(os.path.join(outdir, "without.txt"), "w").write(wtext)
+            text += "\n" + wtext
         ctext = ""
         if args.compare:
             n += 1
@@ -792,7 +810,8 @@ def cmd(args):
               + (f", fuzz queue {t_queue:.0f}s" if queue else "")
               + f", merge+export {t_merge:.0f}s; total {time.monotonic() - t_start:.0f}s")
         print(f"written: {os.path.join(outdir, 'index.html')}, summary.txt, functions.tsv, "
-              f"fault-sites.tsv" + (", compare.txt" if args.compare else ""))
+              f"fault-sites.tsv" + (", compare.txt" if args.compare else "")
+              + (", without.txt" if without else ""))
         return 0
     except CovError as e:
         print(f"ksim coverage: {e}", file=sys.stderr)
@@ -997,6 +1016,45 @@ def compare(run, cov_all, binaries, args, outdir, log):
     return "\n".join(out) + "\n"
 
 
+def hit_outcomes(fc):
+    """{(line, col, outcome)} of the branch outcomes fc's tests took."""
+    if not fc:
+        return set()
+    return {(k[0], k[1], o) for k, (t, f) in fc.branches.items()
+            for o, c in (("T", t), ("F", f)) if c}
+
+
+def without_text(cov, rest, only, without, others):
+    """--without: per kernel .c file that `without` runs, its coverage
+    alone, the other labels' alone and both, and what each side adds."""
+    name = ", ".join(without)
+    head = ["kernel file", "lines: all", f"without {name}", f"{name} alone", "only it", "only the rest",
+            "branches: all", f"without {name}", f"{name} alone", "only it", "only the rest"]
+    rows, notes = [], []
+    for fc in main_files(cov):
+        o = only.files.get(fc.path)
+        if not fc.path.endswith(".c") or not hit_lines(only, fc.path):
+            continue
+        r = rest.files.get(fc.path)
+        lo, lr = hit_lines(only, fc.path), hit_lines(rest, fc.path)
+        bo, br = hit_outcomes(o), hit_outcomes(r)
+        nl, nb = len(fc.lines), 2 * len(fc.branches)
+        rows.append([fc.path, frac(len(lo | lr), nl), frac(len(lr), nl), frac(len(lo), nl),
+                     str(len(lo - lr)), str(len(lr - lo)), frac(len(bo | br), nb), frac(len(br), nb),
+                     frac(len(bo), nb), str(len(bo - br)), str(len(br - bo))])
+        for who, lines in ((name, lo - lr), ("the rest", lr - lo)):
+            bf = sorted(by_function(fc, lines).items(), key=lambda kv: -kv[1])
+            if bf:
+                notes.append(f"  {fc.path}: lines only {who} runs, by function: " + ", ".join(
+                    f"{f} ({n})" for f, n in bf[:10]) + (f", ... ({len(bf) - 10} more)"
+                                                          if len(bf) > 10 else ""))
+    out = [f"Coverage with and without {name} (the rest: {', '.join(others)}); kernel .c "
+           f"files {name} runs at all. Only it / only the rest: lines (branch outcomes) one side "
+           "runs and the other never does."]
+    return "\n".join(out + (table(rows, head) if rows else [f"  {name} runs no kernel .c file"])
+                     + notes) + "\n"
+
+
 def queue_gain(base, cov):
     out = ["lines the fuzz queue adds to the tests:"]
     for fc in main_files(cov):
@@ -1026,6 +1084,10 @@ def add_arguments(p):
     p.add_argument("--compare", action="store_true",
                    help="also build and run the kernel's own harnesses (maple, vma) with the "
                         "same instrumentation: one table")
+    p.add_argument("--without", metavar="LABELS",
+                   help="also report what these labels add: per kernel file they run, the "
+                        "coverage of all labels, of the others alone and of these alone "
+                        "(without.txt)")
     p.add_argument("--reuse", action="store_true",
                    help="reuse the test profiles of the previous run when no test binary changed")
     p.add_argument("--under-failure", nargs="?", const=UNDER_FAILURE_TESTS, metavar="REGEX",
