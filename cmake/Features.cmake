@@ -72,6 +72,9 @@ ksim_feature(KSIM_HAVE_BPF_FD_CLASS FILE kernel/bpf/map_in_map.c REGEX "CLASS\\(
   WHY "map_in_map.c takes its fds with CLASS(fd) (6.12+), not fdget()/fdput()")
 ksim_feature(KSIM_HAVE_BPF_FD_PUT_SLEEPABLE FILE kernel/bpf/map_in_map.c REGEX "sleepable_refcnt"
   WHY "bpf_map_fd_put_ptr() defers by one RCU grace period unless the outer map has sleepable users (6.12+); before, always RCU tasks trace")
+ksim_feature(KSIM_HAVE_BPF_FD_ARRAY_CLEAR_NEED_DEFER FILE kernel/bpf/arraymap.c
+  REGEX "^static void bpf_fd_array_map_clear\\(struct bpf_map \\*map, bool need_defer\\)"
+  WHY "an array of maps' free puts its inner maps without need_defer; before, through the delete path (need_defer true: 6.1.y)")
 ksim_feature(KSIM_HAVE_BPF_FD_HTAB_UPDATE_OWN_RCU FILE kernel/bpf/hashtab.c
   REGEX "the following rcu_read_lock\\(\\) is only used to avoid"
   WHY "bpf_fd_htab_map_update_elem() takes rcu_read_lock() itself; the syscall no longer does")
