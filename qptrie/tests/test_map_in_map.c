@@ -47,7 +47,7 @@
 #include <ksim/test.h>
 
 #if KSIM_HAVE_BPF_HTAB_OF_MAPS
-extern const struct bpf_map_ops htab_map_ops, htab_of_maps_map_ops;
+extern const struct bpf_map_ops htab_map_ops, htab_of_maps_map_ops, array_of_maps_map_ops;
 
 #define KS	4	/* inner and outer key size */
 #define IVS	8	/* inner value size */
@@ -62,10 +62,31 @@ static struct bpf_map_ops counted_ops;
 static const struct ksim_bpf_variant inner_v = {
 	"hash_counted", &counted_ops, BPF_MAP_TYPE_HASH, 0, KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_KERNEL,
 };
-static const struct ksim_bpf_variant outer_v = {
+/* The outer maps: each test runs on one, its parameter (outer_v). */
+static const struct ksim_bpf_variant outer_hash_v = {
 	"hash_of_maps", &htab_of_maps_map_ops, BPF_MAP_TYPE_HASH_OF_MAPS, 0,
 	KSIM_BPF_KIND_HASH | KSIM_BPF_KIND_KERNEL,
 };
+static const struct ksim_bpf_variant outer_array_v = {
+	"array_of_maps", &array_of_maps_map_ops, BPF_MAP_TYPE_ARRAY_OF_MAPS, 0,
+	KSIM_BPF_KIND_ARRAY | KSIM_BPF_KIND_ORDERED | KSIM_BPF_KIND_KERNEL,
+};
+static const struct ksim_bpf_variant *outer_v = &outer_hash_v;
+
+static bool outer_array(void)
+{
+	return outer_v == &outer_array_v;
+}
+
+/*
+ * The array's free puts every inner map through bpf_fd_array_map_clear():
+ * with need_defer false where it takes the flag (as fd_htab_map_free()),
+ * else (6.1.y) through the delete path, need_defer true.
+ */
+static bool outer_free_defers(void)
+{
+	return outer_array() && !KSIM_HAVE_BPF_FD_ARRAY_CLEAR_NEED_DEFER;
+}
 
 /* What the model knows of one inner map. */
 struct inner {
@@ -264,7 +285,7 @@ static struct bpf_map *new_outer(u32 flags, int tmpl, int *errp)
 	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = sizeof(u32), .max_entries = OMAX,
 				       .map_flags = flags, .inner_map_fd = rec[tmpl].fd };
 
-	return ksim_bpf_map_create(&outer_v, &a, errp);
+	return ksim_bpf_map_create(outer_v, &a, errp);
 }
 
 static void free_outer(struct bpf_map *o)
@@ -272,8 +293,9 @@ static void free_outer(struct bpf_map *o)
 	may_gp = true;
 	ksim_bpf_map_free(o);
 	for (int k = 0; k < NKEYS; k++) {
+		/* fd_htab_map_free(), bpf_fd_array_map_clear(map, false): need_defer false (6.1.y's array: true) */
 		if (outer_slot[k] >= 0)
-			drop_ref(outer_slot[k], false);	/* fd_htab_map_free(): need_defer false */
+			drop_ref(outer_slot[k], outer_free_defers());
 		outer_slot[k] = -1;
 	}
 	may_gp = false;
@@ -330,7 +352,11 @@ static int outer_count(void)
 	return n;
 }
 
-/* get_next_key from the start: every present key once, nothing else. */
+/*
+ * get_next_key from the start.  Hash: every present key once, nothing
+ * else.  Array (bpf_array_get_next_key()): every index in order, the empty
+ * ones too, then -ENOENT; it allocates nothing (no -ENOMEM).
+ */
 static bool walk(struct bpf_map *o, bool *nomem)
 {
 	bool seen[NKEYS] = { false };
@@ -339,6 +365,27 @@ static bool walk(struct bpf_map *o, bool *nomem)
 	void *from = NULL;
 
 	*nomem = false;
+	if (outer_array()) {
+		for (;;) {
+			len = KS;
+			ret = ksim_bpf_map_get_next_key(o, from, KS, &nk, &len);
+			if (ret)
+				break;
+			if (nk != (u32)n || ++n > OMAX) {
+				ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: index %u after "
+					       "%d indices", ctx, ctx_nth, ctx_step, nk, n);
+				return false;
+			}
+			k = nk;
+			from = &k;
+		}
+		if (ret != -ENOENT || n != OMAX) {
+			ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: ended %d after %d "
+				       "indices, max_entries %d", ctx, ctx_nth, ctx_step, ret, n, OMAX);
+			return false;
+		}
+		return true;
+	}
 	for (;;) {
 		len = KS;
 		ret = ksim_bpf_map_get_next_key(o, from, KS, &nk, &len);
@@ -363,6 +410,46 @@ static bool walk(struct bpf_map *o, bool *nomem)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * What an update of key @k with flags @f returns, @fd_err being what
+ * taking the fd gives (0: a map of the template's shape; -EBADF,
+ * -EINVAL: a mismatch).  Hash (bpf_fd_htab_map_update_elem()): the fd
+ * first, then htab_map_update_elem()'s flags, -E2BIG when full.  Array
+ * (bpf_fd_array_map_update_elem()): BPF_ANY only (BPF_NOEXIST and
+ * BPF_EXIST are -EINVAL, not the hash's -EEXIST/-ENOENT), then the index
+ * (< max_entries, else -E2BIG), then the fd; a present slot is replaced
+ * in place, an empty one filled.
+ */
+static int expect_update(u32 k, u64 f, int fd_err)
+{
+	bool present = outer_slot[k] >= 0;
+
+	if (outer_array()) {
+		if (f != BPF_ANY)
+			return -EINVAL;
+		if (k >= OMAX)
+			return -E2BIG;
+		return fd_err;
+	}
+	if (fd_err)
+		return fd_err;
+	if (present && f == BPF_NOEXIST)
+		return -EEXIST;
+	if (!present && f == BPF_EXIST)
+		return -ENOENT;
+	if (!present && outer_count() == OMAX)
+		return -E2BIG;
+	return 0;
+}
+
+/* Delete: -ENOENT when absent; the array's index past max_entries is -E2BIG (__fd_array_map_delete_elem()). */
+static int expect_delete(u32 k)
+{
+	if (outer_array() && k >= OMAX)
+		return -E2BIG;
+	return outer_slot[k] >= 0 ? 0 : -ENOENT;
 }
 
 static bool injected_since(unsigned long *seen)
@@ -406,10 +493,20 @@ static int pick_open(struct ksim_rng *rng, bool bad)
 }
 
 /*
- * One run: @nops random commands from @seed on an outer map with
+ * One run: @nops random commands from @seed on an outer map (outer_v) with
  * @oflags; @nth > 0: the fault engine fails the nth allocation, and
  * -ENOMEM is accepted from the command it was injected into (which must
  * then have changed nothing).  Returns false after the first mismatch.
+ *
+ * Where an allocation can fail differs.  Both: the inner maps' creation,
+ * the outer map's (bpf_map_meta_alloc()'s copy of the template, then the
+ * map itself: htab_map_alloc()'s, array_map_alloc()'s
+ * bpf_map_area_alloc()), the syscall's copy of an update's value.  Hash:
+ * the element an update inserts too (prealloc: taken from the free list,
+ * BPF_F_NO_PREALLOC: bpf_mem_cache_alloc()).  Array: nothing else, the
+ * slots being there from the start: while the engine counts (the sweep),
+ * every update makes exactly one allocation (the value copy, before the
+ * map sees the command) and a delete, lookup or walk none.
  */
 static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *name)
 {
@@ -446,6 +543,8 @@ static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *n
 	for (step = 0; step < nops && ok; step++) {
 		u32 op = ksim_rng_below(&rng, 100), k = ksim_rng_below(&rng, NKEYS);
 		bool present = outer_slot[k] >= 0;
+		unsigned long calls = ksim_fault_calls();
+		long allocs = -1;	/* the array's allocations in this command; -1: not judged */
 
 		ctx_step = step;
 		if (op < 40) {
@@ -459,26 +558,20 @@ static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *n
 				for (int j = 0; j < nrec; j++)
 					if (!rec[j].open && ksim_rng_below(&rng, 2) && !fd_in_use(rec[j].fd, o))
 						fd = rec[j].fd;
-				expect = -EBADF;
+				expect = expect_update(k, f, -EBADF);
 			} else if (how == 1) {		/* mismatched meta, or the outer map itself */
 				i = pick_open(&rng, true);
 				fd = i < 0 ? ksim_bpf_map_fd(o) : rec[i].fd;
 				i = -1;
-				expect = -EINVAL;
+				expect = expect_update(k, f, -EINVAL);
 			} else {
 				i = pick_open(&rng, false);
 				if (i < 0)
 					continue;
 				fd = rec[i].fd;
-				if (present && f == BPF_NOEXIST)
-					expect = -EEXIST;
-				else if (!present && f == BPF_EXIST)
-					expect = -ENOENT;
-				else if (!present && outer_count() == OMAX)
-					expect = -E2BIG;
-				else
-					expect = 0;
+				expect = expect_update(k, f, 0);
 			}
+			allocs = 1;
 			ret = ksim_bpf_map_update(o, &k, KS, &fd, f);
 			if (ret == -ENOMEM && injected_since(&seen)) {
 				/* nothing changed: checked below */
@@ -494,23 +587,29 @@ static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *n
 				outer_slot[k] = i;
 			}
 		} else if (op < 55) {
+			int expect = expect_delete(k);
+
+			allocs = 0;
 			ret = ksim_bpf_map_delete(o, &k, KS);
 			if (ret == -ENOMEM && injected_since(&seen)) {
-			} else if (ret != (present ? 0 : -ENOENT)) {
-				ksim_test_fail(__FILE__, __LINE__, "delete", "%s nth=%lu step %d: key %u: %d "
-					       "(present %d)", name, nth, step, k, ret, present);
+			} else if (ret != expect) {
+				ksim_test_fail(__FILE__, __LINE__, "delete", "%s nth=%lu step %d: key %u: %d, "
+					       "model %d (present %d)", name, nth, step, k, ret, expect, present);
 				ok = false;
 			} else if (present) {
 				drop_ref(outer_slot[k], true);
 				outer_slot[k] = -1;
 			}
 		} else if (op < 65) {
+			allocs = 0;
 			ok = user_lookup(o, k);
 		} else if (op < 75) {
+			allocs = 0;
 			ok = prog_lookup(o, k);
 		} else if (op < 80) {
 			bool nomem;
 
+			allocs = 0;
 			ok = walk(o, &nomem);
 			if (nomem && !injected_since(&seen)) {
 				ksim_test_fail(__FILE__, __LINE__, "walk", "%s nth=%lu step %d: -ENOMEM", name,
@@ -542,6 +641,13 @@ static bool run(u64 seed, int nops, u32 oflags, unsigned long nth, const char *n
 			grace_period();
 			ok = check_inners(true);
 		}
+		if (ok && outer_array() && allocs >= 0 && ksim_fault_armed() &&
+		    ksim_fault_calls() - calls != (unsigned long)allocs) {
+			ksim_test_fail(__FILE__, __LINE__, "allocations", "%s nth=%lu step %d: op %u key %u: "
+				       "%lu allocations, the array's model %ld", name, nth, step, op, k,
+				       ksim_fault_calls() - calls, allocs);
+			ok = false;
+		}
 		/* the key, whatever the command: the user and the program see the model */
 		ok = ok && check_inners(false) && user_lookup(o, k) && prog_lookup(o, k);
 	}
@@ -565,30 +671,210 @@ out:
 	return ok;
 }
 
-KSIM_TEST(mim_basics)
+/*
+ * The array's own: what fd_array_map_alloc_check() and array_map_alloc_check()
+ * refuse at creation (each -EINVAL, the template's reference untouched).
+ */
+static void array_create_checks(int tmpl)
+{
+	static const struct {
+		u32 ks, max, flags;
+		const char *what;
+	} refused[] = {
+		{ 8, OMAX, 0, "key_size 8 (an index is a u32)" },
+		{ KS, 0, 0, "max_entries 0" },
+		{ KS, OMAX, BPF_F_NO_PREALLOC, "BPF_F_NO_PREALLOC (not in ARRAY_CREATE_FLAG_MASK)" },
+		{ KS, OMAX, BPF_F_INNER_MAP, "BPF_F_INNER_MAP (BPF_MAP_TYPE_ARRAY only)" },
+		{ KS, OMAX, BPF_F_RDONLY_PROG, "BPF_F_RDONLY_PROG (fd arrays)" },
+		{ KS, OMAX, BPF_F_WRONLY_PROG, "BPF_F_WRONLY_PROG (fd arrays)" },
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(refused); i++) {
+		struct ksim_bpf_map_attr a = { .key_size = refused[i].ks, .value_size = sizeof(u32),
+					       .max_entries = refused[i].max, .map_flags = refused[i].flags,
+					       .inner_map_fd = rec[tmpl].fd };
+		struct bpf_map *bad;
+		int err;
+
+		bad = ksim_bpf_map_create(outer_v, &a, &err);
+		KSIM_EXPECT(!bad && err == -EINVAL, "%s: %d", refused[i].what, err);
+		ksim_bpf_map_free(bad);
+	}
+	KSIM_EXPECT(atomic64_read(&rec[tmpl].m->refcnt) == 1, "refused creations keep no reference");
+}
+
+/*
+ * The array's keys, with key 1 holding an inner map (@o, the model's
+ * slots): indices past max_entries, the flags it refuses, an empty slot,
+ * get_next_key over the empty slots.  Nothing may change.
+ */
+static void array_keys(struct bpf_map *o, int in)
+{
+	u32 far = U32_MAX, nk = 0, len;
+	int fd = rec[in].fd, bad_fd = 999, err;
+	u32 k;
+
+	/* bpf_fd_array_map_update_elem(): the index checked before the fd is taken */
+	for (k = OMAX; k < NKEYS; k++) {
+		err = ksim_bpf_map_update(o, &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(err == -E2BIG, "update index %u of %d: %d", k, OMAX, err);
+		err = ksim_bpf_map_update(o, &k, KS, &bad_fd, BPF_ANY);
+		KSIM_EXPECT(err == -E2BIG, "update index %u, bad fd: %d", k, err);
+		err = ksim_bpf_map_delete(o, &k, KS);
+		KSIM_EXPECT(err == -E2BIG, "delete index %u: %d", k, err);
+		KSIM_EXPECT(user_lookup(o, k) && prog_lookup(o, k), "index %u", k);
+	}
+	err = ksim_bpf_map_update(o, &far, KS, &fd, BPF_ANY);
+	KSIM_EXPECT(err == -E2BIG, "update index U32_MAX: %d", err);
+	err = ksim_bpf_map_lookup(o, &far, KS, &nk, 0);
+	KSIM_EXPECT(err == -ENOENT, "user lookup index U32_MAX: %d", err);
+	rcu_read_lock();
+	KSIM_EXPECT(!ksim_bpf_map_lookup_ptr(o, &far, KS), "program lookup index U32_MAX");
+	rcu_read_unlock();
+	/* BPF_ANY only: the flags go before the index and the fd */
+	for (k = 0; k < 2; k++) {	/* key 0 empty, key 1 present */
+		static const u64 flags[] = { BPF_NOEXIST, BPF_EXIST, BPF_F_LOCK };
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
+			err = ksim_bpf_map_update(o, &k, KS, &fd, flags[i]);
+			KSIM_EXPECT(err == -EINVAL, "key %u flags %llu: %d", k, (unsigned long long)flags[i], err);
+		}
+	}
+	err = ksim_bpf_map_update(o, &far, KS, &bad_fd, BPF_NOEXIST);
+	KSIM_EXPECT(err == -EINVAL, "index U32_MAX, bad fd, BPF_NOEXIST: %d", err);
+	k = 0;
+	err = ksim_bpf_map_delete(o, &k, KS);
+	KSIM_EXPECT(err == -ENOENT, "delete an empty slot: %d", err);
+	/* get_next_key: every index, the empty ones too; past the end or none: index 0 */
+	{
+		bool nomem;
+
+		KSIM_EXPECT(walk(o, &nomem), "walk");
+	}
+	for (k = OMAX - 1; k <= OMAX; k++) {
+		len = KS;
+		nk = 77;
+		err = ksim_bpf_map_get_next_key(o, &k, KS, &nk, &len);
+		if (k == OMAX - 1)
+			KSIM_EXPECT(err == -ENOENT, "get_next_key(last): %d next %u", err, nk);
+		else
+			KSIM_EXPECT(!err && nk == 0, "get_next_key(%u): %d next %u, not index 0", k, err, nk);
+	}
+	len = KS;
+	err = ksim_bpf_map_get_next_key(o, &far, KS, &nk, &len);
+	KSIM_EXPECT(!err && nk == 0, "get_next_key(U32_MAX): %d next %u", err, nk);
+	KSIM_EXPECT(check_inners(false) && user_lookup(o, 0) && user_lookup(o, 1) && prog_lookup(o, 1),
+		    "after the array's refused commands");
+}
+
+/*
+ * Inner maps that are arrays, in either outer map: the meta check is then
+ * arraymap.c's array_map_meta_equal(), which unlike the hash maps' also
+ * wants the same max_entries, unless the template has BPF_F_INNER_MAP
+ * (whose inner maps must have it too: the flags are compared).
+ */
+static void inner_arrays(void)
+{
+	const struct ksim_bpf_variant *av = ksim_bpf_variant_find("array");
+	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = IVS, .max_entries = IMAX };
+	struct bpf_map *tmpl[2], *outer[2] = { NULL, NULL }, *in[4] = { NULL };
+	u64 val = 0x17, *v;
+	u32 k = 0, key0 = 0;
+	int err, fd;
+
+	KSIM_ASSERT(av, "the array variant");
+	for (int t = 0; t < 2; t++) {
+		struct ksim_bpf_map_attr oa = { .key_size = KS, .value_size = sizeof(u32),
+						.max_entries = OMAX };
+
+		a.map_flags = t ? BPF_F_INNER_MAP : 0;
+		tmpl[t] = ksim_bpf_map_create(av, &a, &err);
+		KSIM_ASSERT(tmpl[t], "array template %d: %d", t, err);
+		oa.inner_map_fd = ksim_bpf_map_fd(tmpl[t]);
+		outer[t] = ksim_bpf_map_create(outer_v, &oa, &err);
+		KSIM_ASSERT(outer[t], "outer with array template %d: %d", t, err);
+	}
+	/* in[0]: the template's shape; in[1]: twice the entries; in[2], in[3]: the same with BPF_F_INNER_MAP */
+	for (int i = 0; i < 4; i++) {
+		a.map_flags = i >= 2 ? BPF_F_INNER_MAP : 0;
+		a.max_entries = i & 1 ? 2 * IMAX : IMAX;
+		in[i] = ksim_bpf_map_create(av, &a, &err);
+		KSIM_ASSERT(in[i], "inner array %d: %d", i, err);
+		val = 0x17 + i;
+		KSIM_EXPECT(!ksim_bpf_map_update(in[i], &key0, KS, &val, BPF_ANY), "inner array %d value", i);
+	}
+	/* template without BPF_F_INNER_MAP: the same max_entries and flags only */
+	for (int i = 0; i < 4; i++) {
+		k = i;
+		fd = ksim_bpf_map_fd(in[i]);
+		err = ksim_bpf_map_update(outer[0], &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(i == 0 ? !err : err == -EINVAL, "array template, inner array %d: %d", i, err);
+	}
+	/* with it: any max_entries, but the flag too */
+	for (int i = 0; i < 4; i++) {
+		k = i;
+		fd = ksim_bpf_map_fd(in[i]);
+		err = ksim_bpf_map_update(outer[1], &k, KS, &fd, BPF_ANY);
+		KSIM_EXPECT(i >= 2 ? !err : err == -EINVAL, "BPF_F_INNER_MAP template, inner array %d: %d", i, err);
+	}
+	for (int i = 0; i < 4; i++)
+		KSIM_EXPECT(atomic64_read(&in[i]->refcnt) == 1 + (i == 0 || i >= 2),
+			    "inner array %d: refcnt %lld", i, (long long)atomic64_read(&in[i]->refcnt));
+	/* a program finds the inner array, and its element in it */
+	for (int i = 0; i < 4; i++) {
+		struct bpf_map *o = outer[i >= 2], *got;
+
+		k = i;
+		rcu_read_lock();
+		got = ksim_bpf_map_lookup_ptr(o, &k, KS);
+		v = got ? ksim_bpf_map_lookup_ptr(got, &key0, KS) : NULL;
+		KSIM_EXPECT(i == 1 ? !got : got == in[i] && v && *v == 0x17 + (u64)i,
+			    "program lookup %d: %p (inner %p), value %llx", i, (void *)got, (void *)in[i],
+			    v ? (unsigned long long)*v : 0ULL);
+		rcu_read_unlock();
+	}
+	for (int t = 0; t < 2; t++) {
+		ksim_bpf_map_free(outer[t]);
+		ksim_bpf_map_free(tmpl[t]);
+	}
+	/* the outer maps' free put them: only the fds are left */
+	for (int i = 0; i < 4; i++) {
+		KSIM_EXPECT(atomic64_read(&in[i]->refcnt) == 1, "inner array %d after the outer maps: refcnt %lld",
+			    i, (long long)atomic64_read(&in[i]->refcnt));
+		ksim_bpf_map_free(in[i]);
+	}
+	grace_period();	/* 6.1.y's array put them with need_defer */
+}
+
+static void basics(const struct ksim_bpf_variant *ov)
 {
 	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = 8, .max_entries = OMAX };
+	/* the hash replaces with BPF_EXIST (or BPF_ANY); the array takes BPF_ANY only */
+	u64 replace = ov == &outer_array_v ? BPF_ANY : BPF_EXIST;
 	struct bpf_map *o, *bad;
 	int tmpl, big, other, err, fd;
 	u32 k = 1, id;
 
-	ctx = "basics";
+	outer_v = ov;
+	ctx = outer_array() ? "basics_array" : "basics";
 	setup();
 	tmpl = good_inner(IMAX, &err);
 	KSIM_ASSERT(tmpl >= 0, "create: %d", err);
-	/* fd_htab_map_alloc_check(): the value is a u32 fd */
+	/* fd_htab_map_alloc_check(), fd_array_map_alloc_check(): the value is a u32 fd */
 	a.inner_map_fd = rec[tmpl].fd;
-	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	bad = ksim_bpf_map_create(outer_v, &a, &err);
 	KSIM_EXPECT(!bad && err == -EINVAL, "value_size 8: %d", err);
 	a.value_size = sizeof(u32);
 	a.inner_map_fd = 999;
-	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	bad = ksim_bpf_map_create(outer_v, &a, &err);
 	KSIM_EXPECT(!bad && err == -EBADF, "bad inner fd: %d", err);
+	if (outer_array())
+		array_create_checks(tmpl);
 	o = new_outer(0, tmpl, &err);
 	KSIM_ASSERT(o, "outer: %d", err);
 	/* map-in-map as the template: "Does not support >1 level" */
 	a.inner_map_fd = ksim_bpf_map_fd(o);
-	bad = ksim_bpf_map_create(&outer_v, &a, &err);
+	bad = ksim_bpf_map_create(outer_v, &a, &err);
 	KSIM_EXPECT(!bad && err == -EINVAL, "outer map as inner template: %d", err);
 	KSIM_EXPECT(atomic64_read(&rec[tmpl].m->refcnt) == 1, "the template keeps no reference");
 
@@ -622,13 +908,15 @@ KSIM_TEST(mim_basics)
 	id = 0;
 	KSIM_EXPECT(!ksim_bpf_map_lookup(o, &k, KS, &id, 0) && id == rec[big].m->id && id,
 		    "user lookup: id %u, map id %u", id, rec[big].m->id);
+	if (outer_array())
+		array_keys(o, big);
 
 	/* replace after closing the fd: the last reference goes, the free waits for a GP */
 	close_inner(big);
 	KSIM_EXPECT(check_inners(false), "closed, still in the outer map");
 	other = good_inner(IMAX, &err);
 	fd = rec[other].fd;
-	KSIM_EXPECT(ksim_bpf_map_update(o, &k, KS, &fd, BPF_EXIST) == 0, "replace");
+	KSIM_EXPECT(ksim_bpf_map_update(o, &k, KS, &fd, replace) == 0, "replace");
 	drop_ref(big, true);
 	rec[other].outer_refs++;
 	outer_slot[k] = other;
@@ -670,7 +958,11 @@ KSIM_TEST(mim_basics)
 	rec[other].outer_refs++;
 	outer_slot[k] = other;
 
-	/* the outer map's free puts its inner maps without deferring (need_defer false) */
+	/*
+	 * The outer map's free puts its inner maps without deferring
+	 * (need_defer false); 6.1.y's array defers them (its clear is the
+	 * delete path).
+	 */
 	big = good_inner(IMAX, &err);
 	fd = rec[big].fd;
 	k = 2;
@@ -681,9 +973,14 @@ KSIM_TEST(mim_basics)
 	close_inner(other);
 	KSIM_EXPECT(check_inners(false), "before the outer map's free");
 	free_outer(o);
-	KSIM_EXPECT(rec[big].freed, "inner freed with the outer map, no deferral");
+	KSIM_EXPECT(rec[big].freed != outer_free_defers(), "inner freed with the outer map: %d, deferral "
+		    "expected: %d", rec[big].freed, outer_free_defers());
 	KSIM_EXPECT(!rec[other].freed, "an inner map once put with need_defer still waits");
 	KSIM_EXPECT(check_inners(false), "after the outer map's free");
+	grace_period();
+	KSIM_EXPECT(rec[big].freed && rec[other].freed && check_inners(true), "after the outer map's free + GP");
+
+	inner_arrays();
 	for (int i = 0; i < nrec; i++)
 		if (rec[i].open)
 			close_inner(i);
@@ -692,20 +989,28 @@ KSIM_TEST(mim_basics)
 	teardown();
 }
 
-KSIM_TEST(mim_random)
+KSIM_TEST(mim_basics) { basics(&outer_hash_v); }
+KSIM_TEST(mim_basics_array) { basics(&outer_array_v); }
+
+/* The hash alternates prealloc and BPF_F_NO_PREALLOC outer maps; the array has no such flag. */
+static void random_runs(const struct ksim_bpf_variant *ov, const char *name)
 {
 	struct ksim_slab_stats before, after;
 	u64 seed = ksim_rng_next(ksim_test_rng());
 
+	outer_v = ov;
 	rcu_barrier();
 	ksim_slab_totals(&before);
 	for (int r = 0; r < 100; r++, seed++)
-		if (!run(seed, 300, r & 1 ? BPF_F_NO_PREALLOC : 0, 0, "random"))
+		if (!run(seed, 300, r & 1 && !outer_array() ? BPF_F_NO_PREALLOC : 0, 0, name))
 			break;
 	rcu_barrier();
 	ksim_slab_totals(&after);
 	KSIM_EXPECT(after.live == before.live, "%ld objects leaked", (long)(after.live - before.live));
 }
+
+KSIM_TEST(mim_random) { random_runs(&outer_hash_v, "random"); }
+KSIM_TEST(mim_random_array) { random_runs(&outer_array_v, "random_array"); }
 
 /*
  * Programs on other CPUs using inner maps while the outer map's entries are
@@ -751,7 +1056,7 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-KSIM_TEST(mim_readers)
+static void readers(const struct ksim_bpf_variant *ov)
 {
 	const struct ksim_bpf_variant *hash = ksim_bpf_variant_find("hash");
 	struct ksim_bpf_map_attr a = { .key_size = KS, .value_size = IVS, .max_entries = IMAX };
@@ -761,13 +1066,14 @@ KSIM_TEST(mim_readers)
 	u32 key0 = 0;
 	int err, fd;
 
+	outer_v = ov;
 	tmpl = ksim_bpf_map_create(hash, &a, &err);
 	KSIM_ASSERT(tmpl, "template: %d", err);
 	{
 		struct ksim_bpf_map_attr oa = { .key_size = KS, .value_size = sizeof(u32),
 						.max_entries = OMAX, .inner_map_fd = ksim_bpf_map_fd(tmpl) };
 
-		rd_outer = ksim_bpf_map_create(&outer_v, &oa, &err);
+		rd_outer = ksim_bpf_map_create(outer_v, &oa, &err);
 	}
 	KSIM_ASSERT(rd_outer, "outer: %d", err);
 	ksim_bpf_map_free(tmpl);
@@ -804,7 +1110,11 @@ KSIM_TEST(mim_readers)
 	ksim_run_pending_work();	/* the deferred frees */
 }
 
+KSIM_TEST(mim_readers) { readers(&outer_hash_v); }
+KSIM_TEST(mim_readers_array) { readers(&outer_array_v); }
+
 struct sweep_arg {
+	const struct ksim_bpf_variant *ov;
 	u32 oflags;
 	const char *name;
 };
@@ -814,12 +1124,13 @@ static bool sweep_run(void *arg, unsigned long nth)
 	const struct sweep_arg *a = arg;
 
 	/* a fixed seed: the sweep is exhaustive and replays identically */
+	outer_v = a->ov;
 	return run(0x6d696d, 120, a->oflags, nth, a->name);
 }
 
-static void sweep(u32 oflags, const char *name)
+static void sweep(const struct ksim_bpf_variant *ov, u32 oflags, const char *name)
 {
-	struct sweep_arg a = { oflags, name };
+	struct sweep_arg a = { ov, oflags, name };
 	unsigned long total, injected;
 
 	ksim_set_cpu(0);
@@ -831,6 +1142,8 @@ static void sweep(u32 oflags, const char *name)
 	KSIM_EXPECT(injected == total, "%s: %lu of %lu runs had their failure injected", name, injected, total);
 }
 
-KSIM_TEST(mim_sweep) { sweep(0, "sweep"); }
-KSIM_TEST(mim_sweep_noprealloc) { sweep(BPF_F_NO_PREALLOC, "sweep_noprealloc"); }
+KSIM_TEST(mim_sweep) { sweep(&outer_hash_v, 0, "sweep"); }
+/* hash only: array_map_alloc_check() refuses BPF_F_NO_PREALLOC (mim_basics_array checks it) */
+KSIM_TEST(mim_sweep_noprealloc) { sweep(&outer_hash_v, BPF_F_NO_PREALLOC, "sweep_noprealloc"); }
+KSIM_TEST(mim_sweep_array) { sweep(&outer_array_v, 0, "sweep_array"); }
 #endif
