@@ -704,6 +704,32 @@ static void array_create_checks(int tmpl)
 }
 
 /*
+ * The outer map's own memory failing after bpf_map_meta_alloc() took the
+ * template's copy: htab_of_map_alloc() and array_of_map_alloc() must free
+ * that copy.  The sweep cannot get there for the array: its one failure
+ * in bpf_map_area_alloc() is the kmalloc, which the vmalloc behind it
+ * makes good; here every bpf_map_area_alloc() fails.
+ */
+static void outer_alloc_fails(int tmpl)
+{
+	struct ksim_fault_config cfg = { .nth = 1, .times = -1, .nr_sites = 1, .sites = { "bpf_map_area_alloc" } };
+	struct ksim_slab_stats before, after;
+	struct bpf_map *o;
+	int err;
+
+	ksim_slab_totals(&before);
+	ksim_fault_set(&cfg);
+	o = new_outer(0, tmpl, &err);
+	ksim_fault_reset();
+	ksim_slab_totals(&after);
+	KSIM_EXPECT(!o && err == -ENOMEM, "outer with bpf_map_area_alloc() failing: %d", err);
+	ksim_bpf_map_free(o);
+	KSIM_EXPECT(after.live == before.live, "%ld objects left by the failed creation",
+		    (long)(after.live - before.live));
+	KSIM_EXPECT(atomic64_read(&rec[tmpl].m->refcnt) == 1, "the failed creation keeps no reference");
+}
+
+/*
  * The array's keys, with key 1 holding an inner map (@o, the model's
  * slots): indices past max_entries, the flags it refuses, an empty slot,
  * get_next_key over the empty slots.  Nothing may change.
@@ -870,6 +896,7 @@ static void basics(const struct ksim_bpf_variant *ov)
 	KSIM_EXPECT(!bad && err == -EBADF, "bad inner fd: %d", err);
 	if (outer_array())
 		array_create_checks(tmpl);
+	outer_alloc_fails(tmpl);
 	o = new_outer(0, tmpl, &err);
 	KSIM_ASSERT(o, "outer: %d", err);
 	/* map-in-map as the template: "Does not support >1 level" */
