@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BPF_MAP_TYPE_HASH_OF_MAPS: hashtab.c's fd-map functions on the tree's
- * kernel/bpf/map_in_map.c, inner maps taken by fd (shim/kernel/bpf/map_fd.c).
+ * Map-in-map: BPF_MAP_TYPE_HASH_OF_MAPS (hashtab.c's fd-map functions) and
+ * BPF_MAP_TYPE_ARRAY_OF_MAPS (arraymap.c's array_of_maps_map_ops: the fd
+ * array functions) on the tree's kernel/bpf/map_in_map.c, inner maps taken
+ * by fd (shim/kernel/bpf/map_fd.c).  Every case runs on both outer maps,
+ * the outer map its parameter (outer_v; the array's cases are *_array);
+ * one model serves both, with the array's rules where arraymap.c differs.
  *
  * The oracle is a small model of who holds each inner map: its fd (the
  * user's reference until ksim_bpf_map_free() closes it) and the outer map's
@@ -15,24 +19,57 @@
  * a work item, as bpf_map_free_rcu_gp() does).  Inner maps are hash maps
  * whose map_free is counted, so "freed" is observed, not inferred.
  *
- * - mim_basics: creation errors (value_size, bad fd, map-in-map as inner),
- *   the meta check (key_size, value_size, type, flags refused with -EINVAL;
- *   max_entries may differ: bpf_map_meta_equal() ignores it), the id from
- *   a user lookup, the inner map from a program lookup and a lookup in it,
- *   replace and delete deferring the free, the outer map's free not
- *   deferring it, the sleepable outer map's deferral flag;
- * - mim_random: random commands (update with good, closed and mismatched
- *   fds and every flag, delete, both lookups, get_next_key walks, closing
- *   fds, new inner maps, grace periods) against the model, from the run's
- *   seed (printed; --seed replays);
- * - mim_readers: reader threads using inner maps while they are replaced
- *   and deleted (each held only by the outer entry): the grace period must
- *   keep them alive for the readers (ASan sees a use after free if not);
- * - mim_sweep / mim_sweep_noprealloc: a fixed sequence of the same commands
- *   with the nth allocation failing, for every n the sequence reaches
- *   (create and update included): -ENOMEM only from the command the failure
- *   was injected into, which then changed nothing (the old inner map still
- *   in place, every refcount as before), and no object left at the end.
+ * The array's rules (arraymap.c, the same in 6.1, 6.12, 7.2, 7.3 but for
+ * the free): keys are u32 indices below max_entries, every slot there from
+ * creation, empty or holding an inner map.  bpf_fd_array_map_update_elem()
+ * takes BPF_ANY only (BPF_NOEXIST, BPF_EXIST: -EINVAL, checked before the
+ * index and the fd), an index past the end is -E2BIG (update and delete),
+ * -ENOENT for a user lookup, NULL for a program's; an update replaces in
+ * place (the old map put with need_defer), a delete of an empty slot is
+ * -ENOENT; get_next_key walks every index, the empty ones too, and an index
+ * past the end restarts at 0; nothing is allocated per element.  The outer
+ * map's free puts every inner map: with need_defer false
+ * (bpf_fd_array_map_clear(map, false), as fd_htab_map_free()), but on
+ * trees whose clear takes no need_defer (6.1.y:
+ * !KSIM_HAVE_BPF_FD_ARRAY_CLEAR_NEED_DEFER) through the delete path,
+ * deferred.  Creation: BPF_F_NO_PREALLOC, BPF_F_INNER_MAP (plain arrays
+ * only), BPF_F_RDONLY_PROG/WRONLY_PROG, a key that is not 4 bytes and
+ * max_entries 0 are -EINVAL (fd_array_map_alloc_check(),
+ * array_map_alloc_check()).  array_of_map_gen_lookup() is not run: the
+ * shim's interpreter knows only hashtab.c's instructions (no BPF_JGE,
+ * ALU32, shifts).
+ *
+ * - mim_basics, mim_basics_array: creation errors (value_size, bad fd,
+ *   map-in-map as inner; the array's own flags and shapes), the outer map
+ *   failing to allocate after the template was copied (copy freed), the
+ *   meta check (key_size, value_size, type, flags refused with -EINVAL;
+ *   max_entries may differ for hash inner maps: bpf_map_meta_equal()
+ *   ignores it; inner arrays: array_map_meta_equal() wants it equal unless
+ *   the template has BPF_F_INNER_MAP), the id from a user lookup, the inner
+ *   map from a program lookup and a lookup in it, the array's keys (past
+ *   the end, refused flags, empty slots, the index walk), replace and
+ *   delete deferring the free, the outer map's free not deferring it
+ *   (6.1.y's array: deferring), the sleepable outer map's deferral flag;
+ * - mim_random, mim_random_array: random commands (update with good,
+ *   closed and mismatched fds and every flag, delete, both lookups,
+ *   get_next_key walks, closing fds, new inner maps, grace periods)
+ *   against the model, from the run's seed (printed; --seed replays); the
+ *   hash alternates prealloc and BPF_F_NO_PREALLOC outer maps;
+ * - mim_readers, mim_readers_array: reader threads using inner maps while
+ *   they are replaced and deleted (each held only by the outer entry): the
+ *   grace period must keep them alive for the readers (ASan sees a use
+ *   after free if not);
+ * - mim_sweep, mim_sweep_noprealloc, mim_sweep_array: a fixed sequence of
+ *   the same commands with the nth allocation failing, for every n the
+ *   sequence reaches (create and update included): -ENOMEM only from the
+ *   command the failure was injected into, which then changed nothing (the
+ *   old inner map still in place, every refcount as before), and no object
+ *   left at the end.  The array's failures are the inner and outer maps'
+ *   creation and an update's value copy (the syscall's, before the map
+ *   sees it), and each of its updates allocates exactly that once, its
+ *   deletes, lookups and walks nothing; the hash's updates also take an
+ *   element.  No _noprealloc for the array: array_map_alloc_check()
+ *   refuses BPF_F_NO_PREALLOC.
  */
 #include <pthread.h>
 
