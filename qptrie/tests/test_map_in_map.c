@@ -796,7 +796,7 @@ static void array_keys(struct bpf_map *o, int in)
 	rcu_read_unlock();
 	/* BPF_ANY only: the flags go before the index and the fd */
 	for (k = 0; k < 2; k++) {	/* key 0 empty, key 1 present */
-		static const u64 flags[] = { BPF_NOEXIST, BPF_EXIST, BPF_F_LOCK };
+		static const u64 flags[] = { BPF_NOEXIST, BPF_EXIST };
 
 		for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
 			err = ksim_bpf_map_update(o, &k, KS, &fd, flags[i]);
