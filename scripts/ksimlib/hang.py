@@ -8,13 +8,18 @@ only inside its own calls and never while running the program's code: a
 thread there for the watchdog's whole limit (30 s and more) is a deadlock of
 the runtime itself, provided no thread spins (the watchdog's CPU sample):
 a thread looping in the program's code can hold up another's sanitizer call
-for a moment, never for the program's lifetime.  Seen once in CI under
-clang 14's ThreadSanitizer (the first release of its v3 runtime, Debian
-bookworm's; the cycle itself was not found): stress/maple-fault-yield,
-every thread at 0% CPU, the writers in __tsan::SlotLock (one from
-TraceSwitchPartImpl), the RCU worker in urcu_memb_synchronize_rcu().  Such
-a run says nothing about the tree: run_once_more() runs it again, and a
-second one is no verdict, never a pass or the tree's failure.
+for a moment, never for the program's lifetime.  Seen twice under clang
+14's ThreadSanitizer in stress/maple-fault-yield: every thread at 0% CPU,
+the writers in __tsan::SlotLock or TraceSwitchPartImpl.  The cycle was
+ksim's own: the report hook shim/ksim/tsan.c gave the runtime
+(__tsan::OnReport, called from ReportRace() with runtime locks held) was
+instrumented: its function-entry hook, switching trace parts, blocked in
+TraceSwitchPartImpl() inside that report, and the other threads queued on
+the locks the report held (the stacks of both hangs; the runtime's side
+of the cycle is read from its code, not traced).
+The hook is uninstrumented now (CTest shim/tsan-hook-uninstrumented).  Any
+other such hang still says nothing about the tree: run_once_more() runs it
+again, and a second one is no verdict, never a pass or the tree's failure.
 """
 import re
 
