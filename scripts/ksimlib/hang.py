@@ -10,13 +10,14 @@ the runtime itself, provided no thread spins (the watchdog's CPU sample):
 a thread looping in the program's code can hold up another's sanitizer call
 for a moment, never for the program's lifetime.  Seen twice under clang
 14's ThreadSanitizer in stress/maple-fault-yield: every thread at 0% CPU,
-the writers in __tsan::SlotLock or TraceSwitchPartImpl.  The cycle was
-ksim's own: the report hook shim/ksim/tsan.c gave the runtime
-(__tsan::OnReport, called from ReportRace() with runtime locks held) was
-instrumented: its function-entry hook, switching trace parts, blocked in
+the writers in __tsan::SlotLock or TraceSwitchPartImpl.  The second hang's
+stacks show the cause, ksim's own: the report hook shim/ksim/tsan.c gave
+the runtime (__tsan::OnReport, called from ReportRace() with runtime locks
+held) was instrumented, its function-entry hook blocked in
 TraceSwitchPartImpl() inside that report, and the other threads queued on
-the locks the report held (the stacks of both hangs; the runtime's side
-of the cycle is read from its code, not traced).
+the runtime's locks.  The first hang's full stacks were lost; its picture
+was the same.  Why TraceSwitchPartImpl() waited is read from the runtime's
+code, not traced.
 The hook is uninstrumented now (CTest shim/tsan-hook-uninstrumented).  Any
 other such hang still says nothing about the tree: run_once_more() runs it
 again, and a second one is no verdict, never a pass or the tree's failure.
@@ -53,8 +54,8 @@ def runtime_deadlock(text):
 
 
 def note(what, desc):
-    return (f"{what} hung inside the sanitizer runtime ({desc}): a deadlock of the sanitizer "
-            f"(its own locks, held only inside its own calls), not of the code under test")
+    return (f"{what} hung inside the sanitizer runtime ({desc}): a deadlock on the runtime's "
+            f"own locks, not of the kernel code under test")
 
 
 def run_once_more(run, what, say):

@@ -44,14 +44,14 @@ void ksim_tsan_expect_reports(unsigned long n)
  * C++ name: __tsan::OnReport(const ReportDesc *, bool)); true means
  * "suppressed": not printed and not counted for the exit code.
  *
- * The runtime calls it from ReportRace() with a slot mutex held.  So it
- * must not enter the runtime: no instrumentation (this file is compiled
- * without -fsanitize=thread, shim/CMakeLists.txt) and no intercepted libc
- * call (the message goes out through syscall(2)).  An instrumented hook
- * deadlocked maple_stress twice: its function-entry hook, switching trace
- * parts, blocked in TraceSwitchPartImpl() inside the report, and the other
- * threads queued on the locks the report held.  Suppressed races reach
- * this hook hundreds of times a second there.  The CTest
+ * The runtime calls it from ReportRace() with its locks held.  So it must
+ * not enter the runtime: no instrumentation (this file is compiled without
+ * -fsanitize=thread, shim/CMakeLists.txt) and no intercepted libc call (the
+ * message goes out through syscall(2)).  An instrumented hook deadlocked
+ * maple_stress: gdb showed its function-entry hook blocked in
+ * TraceSwitchPartImpl() inside the report, and the other threads queued on
+ * the runtime's locks.  Suppressed races reach this hook hundreds of times
+ * a second there.  The CTest
  * shim/tsan-hook-uninstrumented checks the binary.
  */
 bool ksim_tsan_on_report(const void *rep, bool suppressed)
