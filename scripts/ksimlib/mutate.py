@@ -1076,6 +1076,14 @@ def execute(ctx, args, meta, todo, todo_sides, text, out, workers):
             raise ReproError(f"suite {args.suite}: no tests for this suite in this checkout")
         # A test whose binaries do not compile the file cannot see the mutant.
         tests = [t for t in tests if sees_file(t, w0.build.dir, w0.tree.dir, ctx.file)]
+        # A fixture user (e.g. maple-suite/summary, a script adding up its
+        # setups' counts) sees the file only through its setups: without
+        # them left it has nothing to read and fails on a pristine tree.
+        def fixtures(t, prop):
+            return {f for p in t.get("properties", []) if p["name"] == prop
+                    for f in (p["value"] if isinstance(p["value"], list) else [p["value"]])}
+        provided = set().union(*(fixtures(t, "FIXTURES_SETUP") for t in tests)) if tests else set()
+        tests = [t for t in tests if fixtures(t, "FIXTURES_REQUIRED") <= provided]
         if not tests:
             raise ReproError(f"suite {args.suite}: no test of it runs code of {ctx.file}")
         names = [t["name"] for t in tests]
