@@ -5,10 +5,10 @@ scripts/ksim-xfail (CTest), the fuzz smoke triage (fuzz.py), `ksim stress`
 (stress.py) and `ksim report` (report.py).  load() checks the schema and
 fails with one line naming the entry and the field.
 """
+import json
 import os
 import re
 import sys
-import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = os.path.join(ROOT, "docs", "findings.toml")
@@ -112,27 +112,65 @@ def load():
     """The findings, schema-checked (TableError on a bad table)."""
     global _cache
     if _cache is None:
-        try:
-            with open(TABLE, "rb") as fp:
-                data = tomllib.load(fp)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise TableError(f"{TABLE}: {e}")
-        found = data.get("finding", [])
-        ids = set()
-        for i, f in enumerate(found):
-            _check(f, i, ids)
-            ids.add(f["id"])
-        edits = {f["id"] for f in found if f.get("fix_edits")}
-        for f in found:
-            if f.get("fix_with") and f["fix_with"] not in edits:
-                raise TableError(f"{TABLE}: finding {f['id']}: fix_with '{f['fix_with']}' names no "
-                                 f"finding with fix_edits")
-            for o in f.get("verify_with", []):
-                if o not in edits:
-                    raise TableError(f"{TABLE}: finding {f['id']}: verify_with '{o}' names no "
-                                     f"finding with fix_edits")
-        _cache = found
+        _cache = _load_cached(_load_checked)
     return _cache
+
+
+def _load_cached(parse):
+    """The checked table from a JSON copy keyed by the TOML file's size and
+    mtime: every test of make test runs through ksim-xfail, and parsing the
+    TOML took ~90 ms of each (~400 tests a tier).  The copy is written only
+    after the schema check passed, atomically (tests run side by side)."""
+    try:
+        st = os.stat(TABLE)
+    except OSError as e:
+        raise TableError(f"{TABLE}: {e}")
+    key = f"{os.path.realpath(TABLE)}:{st.st_size}:{st.st_mtime_ns}"
+    cdir = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                        "ksim", "findings")
+    path = os.path.join(cdir, re.sub(r"[^\w.-]", "_", os.path.realpath(TABLE)).strip("_")
+                        + ".json")
+    try:
+        with open(path) as fp:
+            c = json.load(fp)
+        if c.get("key") == key:
+            return c["finding"]
+    except (OSError, ValueError, AttributeError, KeyError):
+        pass
+    found = parse()
+    try:
+        os.makedirs(cdir, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fp:
+            json.dump({"key": key, "finding": found}, fp)
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        pass	# no cache: parse every time
+    return found
+
+
+def _load_checked():
+    import tomllib	# here: the cached path needs no TOML parser (36 ms to import)
+    try:
+        with open(TABLE, "rb") as fp:
+            data = tomllib.load(fp)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise TableError(f"{TABLE}: {e}")
+    found = data.get("finding", [])
+    ids = set()
+    for i, f in enumerate(found):
+        _check(f, i, ids)
+        ids.add(f["id"])
+    edits = {f["id"] for f in found if f.get("fix_edits")}
+    for f in found:
+        if f.get("fix_with") and f["fix_with"] not in edits:
+            raise TableError(f"{TABLE}: finding {f['id']}: fix_with '{f['fix_with']}' names no "
+                             f"finding with fix_edits")
+        for o in f.get("verify_with", []):
+            if o not in edits:
+                raise TableError(f"{TABLE}: finding {f['id']}: verify_with '{o}' names no "
+                                 f"finding with fix_edits")
+    return found
 
 
 def load_or_exit():
