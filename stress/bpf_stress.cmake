@@ -5,7 +5,7 @@ set(_w LABELS stress-short TIMEOUT 120 WORKING_DIRECTORY ${CMAKE_BINARY_DIR}/str
 
 # Our qp-trie in bpf_mem_alloc's checking mode (freed objects poisoned and
 # quarantined): a reader touching a node freed too early is an ASan report.
-ksim_test(NAME stress/bpf_qp_trie_ref-checking COMMAND bpf_qp_trie_ref_stress -d 3 -s 3
+ksim_test(NAME stress/bpf_qp_trie_ref-checking COMMAND bpf_qp_trie_ref_stress -d ${KSIM_STRESS_SECONDS} -s 3
   ENVIRONMENT KSIM_BPF_MEM=checking ${_w})
 
 # The test-only mutant (our qp-trie frees without a grace period) must be
@@ -37,7 +37,7 @@ endif()
 # map_locked refuses it), with allocation failures too.
 # Queues and stacks: a failed lock is -EBUSY with nothing done.
 foreach(_v bpf_hash bpf_hash_noprealloc bpf_lru_hash bpf_percpu_hash bpf_lpm_trie bpf_queue bpf_stack)
-  ksim_test(NAME stress/${_v}-locks COMMAND ${_v}_stress -d 3 -s 6 --fault class=all,p=0.01 ${_w})
+  ksim_test(NAME stress/${_v}-locks COMMAND ${_v}_stress -d ${KSIM_STRESS_SECONDS} -s 6 --fault class=all,p=0.01 ${_w})
 endforeach()
 
 # A map that breaks its own get_next_key contract must fail: a skipped key,
