@@ -7,8 +7,10 @@
  * timing loop, not a check: not run.
  *
  *   regression   regression1_test() .. regression4_test()
- *   iteration    iteration_test(0, 10), iteration_test(7, 10),
- *                iteration_test2(10): threads for 10 s each (main's default)
+ *   iteration    iteration_test(0, S), iteration_test(7, S),
+ *                iteration_test2(S): threads for S s each (main's default
+ *                is 10; S = KSIM_ITERATION_SECONDS, 3 unless CMake's
+ *                KSIM_XARRAY_ITERATION_SECONDS says otherwise)
  *   single       single_thread_tests(false): multiorder, tags, gang
  *                lookups, heights, IDR/IDA, big_gang_check, copy_tag_check
  */
@@ -28,9 +30,9 @@ KSIM_TEST(regression)
 
 KSIM_TEST(iteration)
 {
-	iteration_test(0, 10);
-	iteration_test(7, 10);
-	iteration_test2(10);
+	iteration_test(0, KSIM_ITERATION_SECONDS);
+	iteration_test(7, KSIM_ITERATION_SECONDS);
+	iteration_test2(KSIM_ITERATION_SECONDS);
 	radix_tree_cpu_dead(0);
 }
 
