@@ -87,15 +87,10 @@
 #include <ksim/sched.h>
 #include <ksim/yield.h>
 
+#include "rcu.h"
+
 #ifdef KSIM_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-static char ksim_rcu_gp_sync;
-#define ksim_rcu_reader_done()	__tsan_release(&ksim_rcu_gp_sync)
-#define ksim_rcu_gp_done()	__tsan_acquire(&ksim_rcu_gp_sync)
-#else
-#define ksim_rcu_reader_done()	do { } while (0)
-#define ksim_rcu_gp_done()	do { } while (0)
+char ksim_rcu_gp_sync;
 #endif
 
 /* ---- thread registration ---- */
@@ -104,21 +99,16 @@ static pthread_key_t reader_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static unsigned long nr_readers;	/* threads registered with liburcu */
 
-struct ksim_rcu_cb;
-struct ksim_rcu_batch {
-	struct ksim_rcu_cb *cbs;
-	size_t nr, cap;
-};
 /* Callbacks queued by this thread inside its current read-side section. */
-static __thread struct ksim_rcu_batch deferred;
-static void flush_deferred(void);
+__thread struct ksim_rcu_batch ksim_rcu_deferred;
+#define deferred	ksim_rcu_deferred
 
 static void reader_exit(void *arg)
 {
 	struct ksim_task *t = ksim_task();
 
 	(void)arg;
-	flush_deferred();
+	ksim_rcu_flush_deferred();
 	free(deferred.cbs);
 	deferred = (struct ksim_rcu_batch){ 0 };
 	if (t->rcu_urcu_nesting > t->rcu_atomic)
@@ -141,10 +131,8 @@ static void make_key(void)
 	pthread_key_create(&reader_key, reader_exit);
 }
 
-static void ensure_registered(struct ksim_task *t)
+void ksim_rcu_register_reader(struct ksim_task *t)
 {
-	if (__builtin_expect(t->urcu_registered, 1))
-		return;
 	pthread_once(&key_once, make_key);
 	urcu_memb_register_thread();
 	t->urcu_registered = true;
@@ -158,7 +146,7 @@ void rcu_register_thread(void)
 	struct ksim_task *t = ksim_task();
 
 	t->urcu_register_calls++;
-	ensure_registered(t);
+	ksim_rcu_ensure_registered(t);
 }
 
 void rcu_unregister_thread(void)
@@ -175,65 +163,7 @@ void rcu_unregister_thread(void)
 	}
 }
 
-/* ---- read side ---- */
-
-void ksim_rcu_read_lock(int *nesting)
-{
-	struct ksim_task *t = ksim_task();
-
-	ensure_registered(t);
-	ksim_yield_point();
-	if (t->rcu_urcu_nesting++ == 0) {
-		t->rcu_sections++;
-		urcu_memb_read_lock();
-	}
-	(*nesting)++;
-}
-
-void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
-{
-	struct ksim_task *t = ksim_task();
-
-	if (*nesting <= 0) {
-		ksim_problem(KSIM_P_RCU, file, line,
-			     "rcu_read_unlock() of a flavour this thread did not lock");
-		return;
-	}
-	(*nesting)--;
-	if (--t->rcu_urcu_nesting == 0) {
-		ksim_rcu_reader_done();
-		urcu_memb_read_unlock();
-		flush_deferred();
-	}
-	ksim_yield_point();
-}
-
-/*
- * Atomic sections are read-side sections (linux/preempt.h): the first of
- * preempt_disable(), local_bh_disable() or local_irq_disable() enters one
- * liburcu read-side section, the last enable leaves it.  They count in
- * rcu_urcu_nesting (and rcu_sections, for the deterministic scheduler's
- * grace periods) but not in the flavour counts rcu_read_lock_held() reads.
- */
-void ksim_rcu_atomic_update(struct ksim_task *t)
-{
-	bool atomic = t->preempt_count || t->softirq_count || t->irqs_off;
-
-	if (atomic == t->rcu_atomic)
-		return;
-	t->rcu_atomic = atomic;
-	if (atomic) {
-		ensure_registered(t);
-		if (t->rcu_urcu_nesting++ == 0) {
-			t->rcu_sections++;
-			urcu_memb_read_lock();
-		}
-	} else if (--t->rcu_urcu_nesting == 0) {
-		ksim_rcu_reader_done();
-		urcu_memb_read_unlock();
-		flush_deferred();
-	}
-}
+/* The read side and atomic sections are in read.c. */
 
 static unsigned long rcu_suspicious_sites;
 
@@ -467,10 +397,8 @@ static void queue_callbacks(const struct ksim_rcu_cb *cbs, size_t n)
 	pthread_mutex_unlock(&cb_lock);
 }
 
-static void flush_deferred(void)
+void ksim_rcu_flush_deferred_slow(void)
 {
-	if (!deferred.nr)
-		return;
 	queue_callbacks(deferred.cbs, deferred.nr);
 	deferred.nr = 0;
 }
@@ -627,7 +555,7 @@ void ksim_rcu_stats(struct ksim_rcu_stats *out)
 void rcu_init(void)
 {
 	/* The main thread is a reader from the start, as every kernel thread is. */
-	ensure_registered(ksim_task());
+	ksim_rcu_ensure_registered(ksim_task());
 	/* Under deterministic scheduling callbacks run at clean yield points. */
 	ksim_sched_set_clean_point_hook(ksim_rcu_sched_poll);
 }

@@ -8,7 +8,7 @@
  * disabled holds off every grace period, and code relies on it (a node read
  * under a spinlock after the store that unlinked it queued its free).  The
  * first disable enters a liburcu read-side section, the last enable leaves
- * it (ksim_rcu_atomic_update(), shim/rcu/tree.c).
+ * it (ksim_rcu_atomic_update(), shim/rcu/read.c).
  */
 #ifndef __LINUX_PREEMPT_H
 #define __LINUX_PREEMPT_H

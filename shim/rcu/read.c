@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RCU read side: rcu_read_lock*(), rcu_read_unlock*() and atomic sections
+ * (linux/rcupdate.h, linux/preempt.h) on liburcu's memb flavour, inlined
+ * (_LGPL_SOURCE) as the kernel's tools/testing harnesses have it.
+ *
+ * Built without ASan and UBSan (shim/CMakeLists.txt): these functions run
+ * at every rcu_read_lock() and touch only this thread's own counters
+ * (ksim_task, liburcu's reader, the deferred batch), never kernel memory,
+ * so the instrumentation checked nothing of the kernel's; it was most of
+ * their cost (17% of lib/test_xarray.c's run, perf on 7.3.4).  Every check
+ * of the shim's own stays (unbalanced unlock here; dereference checks in
+ * linux/rcupdate.h; exit inside a section in tree.c), and so does
+ * ThreadSanitizer's instrumentation in TSan builds.
+ */
+#define _LGPL_SOURCE
+#include <stdbool.h>
+#include <urcu/urcu-memb.h>
+
+/* liburcu's headers use kernel names: drop them. */
+#undef rcu_dereference
+#undef rcu_assign_pointer
+#undef rcu_read_lock
+#undef rcu_read_unlock
+#undef synchronize_rcu
+#undef call_rcu
+#undef rcu_barrier
+#undef rcu_register_thread
+#undef rcu_unregister_thread
+#undef rcu_init
+#undef rcu_xchg_pointer
+#undef rcu_cmpxchg_pointer
+#undef rcu_set_pointer
+
+#include <linux/rcupdate.h>
+#include <ksim/ksim.h>
+#include <ksim/yield.h>
+#include "rcu.h"
+
+void ksim_rcu_read_lock(int *nesting)
+{
+	struct ksim_task *t = ksim_task();
+
+	ksim_rcu_ensure_registered(t);
+	ksim_yield_point();
+	if (t->rcu_urcu_nesting++ == 0) {
+		t->rcu_sections++;
+		urcu_memb_read_lock();
+	}
+	(*nesting)++;
+}
+
+void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
+{
+	struct ksim_task *t = ksim_task();
+
+	if (*nesting <= 0) {
+		ksim_problem(KSIM_P_RCU, file, line,
+			     "rcu_read_unlock() of a flavour this thread did not lock");
+		return;
+	}
+	(*nesting)--;
+	if (--t->rcu_urcu_nesting == 0) {
+		ksim_rcu_reader_done();
+		urcu_memb_read_unlock();
+		ksim_rcu_flush_deferred();
+	}
+	ksim_yield_point();
+}
+
+/*
+ * Atomic sections are read-side sections (linux/preempt.h): the first of
+ * preempt_disable(), local_bh_disable() or local_irq_disable() enters one
+ * liburcu read-side section, the last enable leaves it.  They count in
+ * rcu_urcu_nesting (and rcu_sections, for the deterministic scheduler's
+ * grace periods) but not in the flavour counts rcu_read_lock_held() reads.
+ */
+void ksim_rcu_atomic_update(struct ksim_task *t)
+{
+	bool atomic = t->preempt_count || t->softirq_count || t->irqs_off;
+
+	if (atomic == t->rcu_atomic)
+		return;
+	t->rcu_atomic = atomic;
+	if (atomic) {
+		ksim_rcu_ensure_registered(t);
+		if (t->rcu_urcu_nesting++ == 0) {
+			t->rcu_sections++;
+			urcu_memb_read_lock();
+		}
+	} else if (--t->rcu_urcu_nesting == 0) {
+		ksim_rcu_reader_done();
+		urcu_memb_read_unlock();
+		ksim_rcu_flush_deferred();
+	}
+}
