@@ -3,7 +3,7 @@
 #
 #   make test                 build (ASan+UBSan) and run the tests through CTest
 #   make stress [DURATION=s]  every stress program under TSan (STRESS_PRESET=default: ASan)
-#   make bench                all benchmarks (bench-maple-suite, bench-xarray-suite, bench-bpf)
+#   make bench                all benchmarks (bench-maple-suite, bench-xarray-suite, bench-vma-suite, bench-bpf)
 #   make bench-repro [RUNS=3] ksim repro's time to a verdict, cold and warm
 #   make fuzz-<target>        an AFL++ campaign
 #   make corpus [TARGETS=mm] [DURATION=s]  refresh fuzz/corpus/ from campaigns on every tree
@@ -24,7 +24,7 @@ KTAG     := $(if $(KSRC),-$(notdir $(abspath $(KSRC))),$(if $(filter-out $(DEFAU
 BUILD     = build/$(PRESET)$(KTAG)
 CMAKE_ARGS := $(strip $(if $(KSRC),-DKSRC=$(abspath $(KSRC))) $(if $(KVER),-DKVER=$(KVER)))
 
-.PHONY: all bootstrap bootstrap-bench configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
+.PHONY: all bootstrap bootstrap-bench configure build test stress corpus bench bench-maple-suite bench-xarray-suite bench-vma-suite bench-mm-fork bench-bpf matrix clean help coverage coverage-compare
 
 all: build
 
@@ -92,7 +92,7 @@ stress:
 	@cmake --build build/$(STRESS_PRESET)$(KTAG) --target stress-programs -j $(JOBS)
 	@$(KSIM_RUN) scripts/ksim stress --build build/$(STRESS_PRESET)$(KTAG) --duration $(DURATION)
 
-bench: bench-maple-suite bench-xarray-suite bench-mm-fork bench-bpf
+bench: bench-maple-suite bench-xarray-suite bench-vma-suite bench-mm-fork bench-bpf
 
 # BPF map benchmarks (qptrie/bench): release build, no sanitizers.
 bench-bpf: bootstrap-bench
@@ -105,6 +105,10 @@ bench-maple-suite: build
 
 bench-xarray-suite: build
 	@scripts/ksim bench-xarray-suite --build $(BUILD)
+
+# tools/testing/vma against mm-sim's vma_suite (7.2 and newer trees).
+bench-vma-suite: build
+	@scripts/ksim bench-vma-suite --build $(BUILD)
 
 # ksim repro's time to a verdict for a one-patch lib/maple_tree.c series:
 # cold (new cache), warm, warm --ab, and the tests alone (RUNS=3).

@@ -375,11 +375,11 @@ def report(rows, ratio, info, tsv_path):
 # ---------------------------------------------------------------- main
 
 def main(argv, target="maple", passed_re=PASSED_RE, make_vars=(), prog="bench-maple-suite",
-         description=None, ours_re=CTEST_RE):
-    """The bench; bench_xarray_suite.py runs it for another harness target:
-    target (the tools/testing/radix-tree make target), passed_re (its
-    closing line), make_vars (make VAR=value), prog (messages, file names),
-    ours_re (our side's closing line)."""
+         description=None, ours_re=CTEST_RE, harness=HARNESS):
+    """The bench; bench_xarray_suite.py and bench_vma_suite.py run it for
+    another harness target: target (the harness's make target), passed_re
+    (its closing line), make_vars (make VAR=value), prog (messages, file
+    names), ours_re (our side's closing line), harness (its directory)."""
     global PROG
     PROG = prog
     ap = argparse.ArgumentParser(prog=prog, description=description or __doc__.split("\n")[0])
@@ -415,7 +415,8 @@ def main(argv, target="maple", passed_re=PASSED_RE, make_vars=(), prog="bench-ma
 
     binary, info = None, {}
     try:
-        binary, info = build_kernel_harness(ksrc, workdir, target=target, make_vars=make_vars)
+        binary, info = build_kernel_harness(ksrc, workdir, harness=harness, target=target,
+                                            make_vars=make_vars)
         print("kernel harness built in %.1fs with: %s" % (info["build_s"], info["make"]))
         print("kernel harness compile flags: %s" % info["flags"])
     except BenchError as e:
