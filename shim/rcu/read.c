@@ -13,24 +13,8 @@
  * linux/rcupdate.h; exit inside a section in tree.c), and so does
  * ThreadSanitizer's instrumentation in TSan builds.
  */
-#define _LGPL_SOURCE
 #include <stdbool.h>
-#include <urcu/urcu-memb.h>
-
-/* liburcu's headers use kernel names: drop them. */
-#undef rcu_dereference
-#undef rcu_assign_pointer
-#undef rcu_read_lock
-#undef rcu_read_unlock
-#undef synchronize_rcu
-#undef call_rcu
-#undef rcu_barrier
-#undef rcu_register_thread
-#undef rcu_unregister_thread
-#undef rcu_init
-#undef rcu_xchg_pointer
-#undef rcu_cmpxchg_pointer
-#undef rcu_set_pointer
+#include "urcu.h"
 
 #include <linux/rcupdate.h>
 #include <ksim/ksim.h>

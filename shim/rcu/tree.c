@@ -58,28 +58,12 @@
  * rcu_barrier()), chosen so a fuzz iteration is single-threaded and
  * deterministic and its callbacks run before its leak check.
  */
-#define _LGPL_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <urcu/urcu-memb.h>
-
-/* liburcu's pointer.h and map headers use kernel names: drop them. */
-#undef rcu_dereference
-#undef rcu_assign_pointer
-#undef rcu_read_lock
-#undef rcu_read_unlock
-#undef synchronize_rcu
-#undef call_rcu
-#undef rcu_barrier
-#undef rcu_register_thread
-#undef rcu_unregister_thread
-#undef rcu_init
-#undef rcu_xchg_pointer
-#undef rcu_cmpxchg_pointer
-#undef rcu_set_pointer
+#include "urcu.h"
 
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
