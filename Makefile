@@ -53,7 +53,7 @@ build: configure
 # default tree is ASan+UBSan), with the TSan-only tests (label tsan: the
 # KCSAN annotations): the TSan RCU model is checked on every run.  Not the
 # tests of ksim's own repro and mutate commands (label repro: they build
-# scratch trees, 80 s of CPU, and test ksim, not the tree): CI runs them,
+# scratch trees, 73-78 s of test time, and test ksim, not the tree): CI runs them,
 # as does `ctest --test-dir build/default -L repro`.
 # A failure no finding's signature explains is replayed on the same tree
 # with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):

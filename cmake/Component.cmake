@@ -330,9 +330,8 @@ endfunction()
 # a short run makes the same checks (every op's, the final state's, the
 # end-of-run leak/lock/RCU check) on fewer ops; the deterministic run stops
 # at a step count, so a shorter one is a prefix of the longer (issue #37:
-# 4 s and 5,000,000 steps before, the mutant guard in
-# docs/measurements/make-test.md shows what that cost).  `make stress` is the
-# long run; -DKSIM_STRESS_SECONDS=4 brings the old length back.
+# 4 s and 5,000,000 steps before; docs/measurements/make-test.md).  `make
+# stress` is the long run; -DKSIM_STRESS_SECONDS=4 brings the old length back.
 set(KSIM_STRESS_SECONDS 1.5 CACHE STRING "make test's stress runs: seconds each (stress-short)")
 set(KSIM_STRESS_STEPS 1500000 CACHE STRING "make test's deterministic stress runs: steps each")
 function(_ksim_stress_program prog src)

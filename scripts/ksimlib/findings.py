@@ -112,11 +112,11 @@ def load():
     """The findings, schema-checked (TableError on a bad table)."""
     global _cache
     if _cache is None:
-        _cache = _load_cached(_load_checked)
+        _cache = _load_cached()
     return _cache
 
 
-def _load_cached(parse):
+def _load_cached():
     """The checked table from a JSON copy keyed by the TOML file's size and
     mtime: every test of make test runs through ksim-xfail, and parsing the
     TOML took ~90 ms of each (~400 tests a tier).  The copy is written only
@@ -137,7 +137,7 @@ def _load_cached(parse):
             return c["finding"]
     except (OSError, ValueError, AttributeError, KeyError):
         pass
-    found = parse()
+    found = _load_checked()
     try:
         os.makedirs(cdir, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"

@@ -71,31 +71,17 @@ def die(msg):
     sys.exit(2)
 
 
-class tree_lock:
-    """One configure or build of an AFL++ tree at a time: the smoke tests of
-    several targets run side by side and share one tree (two configures of
-    one fresh directory at once failed: "C compiler identification is
-    unknown", "liburcu not found").  Held again by the same process: no-op."""
-    held = set()
-
-    def __init__(self, bdir):
-        self.bdir = os.path.abspath(bdir)
-
-    def __enter__(self):
-        if self.bdir in tree_lock.held:
-            self.lk = None
-            return self
-        os.makedirs(self.bdir, exist_ok=True)
-        self.lk = open(os.path.join(os.path.dirname(self.bdir),
-                                    f".{os.path.basename(self.bdir)}.lock"), "w")
-        fcntl.flock(self.lk, fcntl.LOCK_EX)
-        tree_lock.held.add(self.bdir)
-        return self
-
-    def __exit__(self, *exc):
-        if self.lk:
-            tree_lock.held.discard(self.bdir)
-            self.lk.close()
+def tree_lock(bdir):
+    """The AFL++ tree @bdir's lock file, open and locked (flock): `with
+    tree_lock(d):` holds it, one configure or build at a time.  The smoke tests of several targets
+    run side by side and share one tree (two configures of one fresh
+    directory at once failed: "C compiler identification is unknown",
+    "liburcu not found")."""
+    bdir = os.path.abspath(bdir)
+    os.makedirs(bdir, exist_ok=True)
+    lk = open(os.path.join(os.path.dirname(bdir), f".{os.path.basename(bdir)}.lock"), "w")
+    fcntl.flock(lk, fcntl.LOCK_EX)
+    return lk
 
 
 def configure(bdir, ksrc, extra=(), env=None):
@@ -129,7 +115,7 @@ def build(bdir, ksrc, target, extra=(), env=None, jobs=2, replay=True):
     """Configure (once) and build one AFL++ tree; returns the binary paths
     (replay=False: the fuzzing binary only, when crashes replay elsewhere)."""
     with tree_lock(bdir):
-        t = configure(bdir, ksrc, extra, env).get(target)
+        t = _configure(bdir, ksrc, extra, env).get(target)
         if t is None:
             die(f"{bdir} has no fuzz target '{target}'")
         e = dict(os.environ, **(env or {}))

@@ -1087,8 +1087,7 @@ def execute(ctx, args, meta, todo, todo_sides, text, out, workers):
         if not tests:
             raise ReproError(f"suite {args.suite}: no test of it runs code of {ctx.file}")
         names = [t["name"] for t in tests]
-        fixtured = {t["name"] for t in tests
-                    if any(p["name"] == "FIXTURES_REQUIRED" for p in t.get("properties", []))}
+        fixtured = {t["name"] for t in tests if fixtures(t, "FIXTURES_REQUIRED")}
         base = {n: 900.0 for n in names}
         # A test that fails once on the unmutated tree gets one more run: on a
         # loaded machine a stress run's watchdog can fire (seen at load 90);
