@@ -443,6 +443,90 @@ void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max)
 }
 
 /*
+ * The fork's layout model: what dup_mmap() must give a child it returns.
+ * Every parent VMA without VM_DONTCOPY, and no other, at the same range
+ * (dup_mmap() copies one to one and merges nothing), with the same flags
+ * but VM_LOCKED/VM_LOCKONFAULT ("mlock is not inherited") and the
+ * userfaultfd bits (a context without UFFD_FEATURE_EVENT_FORK is dropped:
+ * the hook rules check which), pgoff, file, name and policy (an object of
+ * its own, equal); an anon_vma of its own iff the parent's VMA has one and
+ * is not VM_WIPEONFORK, its chain the parent's links plus that one
+ * (anon_vma_fork()); a userfaultfd context never the parent's; and the
+ * parent's pages wherever copy_page_range() runs (not VM_WIPEONFORK, and
+ * vma_needs_copy(): an anon_vma), else none (file pages fault back in).
+ * The invariants (check()) cannot see a child that is consistent but
+ * wrong: a VMA left out, one copied with the wrong offset, a policy or a
+ * name not carried over, an anon_vma the child shares with its parent.
+ */
+void check_fork_child(struct mm_struct *parent, struct mm_struct *child, const char *what)
+{
+	const unsigned long lk = KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT;
+	/* VM_UFFD_MISSING and VM_UFFD_WP (x86-64 bits); MINOR and RWP are not simulated */
+	const unsigned long uffd = 0x200UL | 0x1000UL;
+	int np = ksim_mm_vmas(parent, NULL, 0), nc = ksim_mm_vmas(child, NULL, 0), i, j = 0;
+	struct ksim_vma_info *pv = calloc(np + 1, sizeof(*pv)), *cv = calloc(nc + 1, sizeof(*cv));
+
+	KSIM_ASSERT(pv && cv);
+	np = ksim_mm_vmas(parent, pv, np);
+	nc = ksim_mm_vmas(child, cv, nc);
+	for (i = 0; i < np && !ksim_problem_count(KSIM_P_TEST); i++) {
+		const struct ksim_vma_info *a = &pv[i], *b = &cv[j];
+		struct ksim_anon_chain pc, cc;
+		bool copied = a->anon_vma && !(a->flags & KSIM_VM_WIPEONFORK);
+
+		if (a->flags & KSIM_VM_DONTCOPY)
+			continue;
+		if (j >= nc) {
+			KSIM_EXPECT(0, "%s: the child lacks VMA [%#lx, %#lx) flags %#lx", what, a->start, a->end,
+				    a->flags);
+			break;
+		}
+		j++;
+		KSIM_EXPECT(b->start == a->start && b->end == a->end && b->pgoff == a->pgoff &&
+			    b->file == a->file && !strcmp(b->name, a->name) &&
+			    (b->flags & ~lk & ~uffd) == (a->flags & ~lk & ~uffd) && !(b->flags & lk),
+			    "%s: the child's VMA [%#lx, %#lx) flags %#lx pgoff %#lx name \"%s\" copies the "
+			    "parent's [%#lx, %#lx) flags %#lx pgoff %#lx name \"%s\"", what, b->start, b->end,
+			    b->flags, b->pgoff, b->name, a->start, a->end, a->flags, a->pgoff, a->name);
+		ksim_mm_anon_chain(parent, a->start, &pc);
+		ksim_mm_anon_chain(child, b->start, &cc);
+		KSIM_EXPECT(copied ? cc.anon_vma && cc.anon_vma != pc.anon_vma && cc.links == pc.links + 1 :
+				     !cc.anon_vma,
+			    "%s: the child's VMA [%#lx, %#lx): anon_vma %p with %u links, the parent's %p with %u%s",
+			    what, b->start, b->end, cc.anon_vma, cc.links, pc.anon_vma, pc.links,
+			    a->flags & KSIM_VM_WIPEONFORK ? " (VM_WIPEONFORK)" : "");
+		KSIM_EXPECT(!ksim_uffd_ctx_at(child, b->start) ||
+			    ksim_uffd_ctx_at(child, b->start) != ksim_uffd_ctx_at(parent, a->start),
+			    "%s: the child's VMA [%#lx, %#lx) has its parent's userfaultfd context", what,
+			    b->start, b->end);
+#if KSIM_HAVE_MM_VMA_C
+		{
+			unsigned short pm = 0, cm = 0;
+			unsigned long pn = 0, cn = 0;
+			const void *pp = ksim_vma_policy_at(parent, a->start, &pm, &pn);
+			const void *cp = ksim_vma_policy_at(child, b->start, &cm, &cn);
+
+			KSIM_EXPECT(!pp == !cp && (!pp || (pp != cp && pm == cm && pn == cn)),
+				    "%s: the child's VMA [%#lx, %#lx) policy %p %u/%#lx, the parent's %p %u/%#lx",
+				    what, b->start, b->end, cp, cm, cn, pp, pm, pn);
+		}
+#endif
+		for (unsigned long addr = a->start; addr < a->end && !ksim_problem_count(KSIM_P_TEST);
+		     addr += PG) {
+			unsigned long pfn = ksim_mm_pfn(parent, addr);
+
+			KSIM_EXPECT(ksim_mm_pfn(child, addr) == (copied ? pfn : 0),
+				    "%s: the child's page %#lx pfn %#lx, the parent's %#lx (%s)", what, addr,
+				    ksim_mm_pfn(child, addr), pfn, copied ? "copied" : "not copied");
+		}
+	}
+	KSIM_EXPECT(j == nc || ksim_problem_count(KSIM_P_TEST), "%s: the child has %d VMAs, the parent %d to copy",
+		    what, nc, j);
+	free(pv);
+	free(cv);
+}
+
+/*
  * Fail the Nth allocation of a fork of @parent, for N = 1 .. total (every
  * one up to 200 and the last 200, every @stride-th between), then exit the
  * child: nothing may leak, the parent must be unchanged, every invariant
@@ -485,9 +569,10 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 	unsigned long total, n, runs = 0, failed_runs = 0, swallowed = 0;
 	struct ksim_fault_config cfg;
 	struct mm_struct *child;
-	int err;
+	int err, nvmas;
 
 	check(parent, "shape");
+	nvmas = ksim_mm_vmas(parent, NULL, 0);
 	/* count the allocations of one fork: armed, but never reaching N */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.nth = ~0UL;
@@ -496,9 +581,10 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 	err = ksim_fork(parent, &child);
 	total = ksim_fault_calls();
 	KSIM_ASSERT(!err, "unfailed fork of %s: %d", shape, err);
-	check(child, "unfailed fork");
-	ksim_mm_exit(child);
 	ksim_fault_reset();
+	check(child, "unfailed fork");
+	check_fork_child(parent, child, shape);
+	ksim_mm_exit(child);
 
 	for (n = 1; n <= total; n += (n < 200 || n + 200 >= total) ? 1 : stride) {
 		struct ksim_mm_snapshot *snap = ksim_mm_snapshot(parent);
@@ -523,6 +609,9 @@ static void fork_sweep_pass(const char *shape, struct mm_struct *parent, unsigne
 		} else {
 			swallowed++;	/* a failure the kernel retried past (GFP_NOWAIT first) */
 			check(child, "fork that survived an allocation failure");
+			/* the model walks every VMA and page: each 32nd such child of a big parent */
+			if (nvmas <= 256 || swallowed % 32 == 1)
+				check_fork_child(parent, child, shape);
 			ksim_mm_exit(child);
 		}
 		KSIM_EXPECT(ksim_mm_snapshot_compare(snap, parent) == 0,

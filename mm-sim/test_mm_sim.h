@@ -21,6 +21,8 @@ void acc_sites(struct site_acc *acc, unsigned int *nacc, unsigned int max);
 struct file;
 /* text, data, a file mapping (@f), shared memory, stack; each touched */
 struct mm_struct *build_small(struct file *f, unsigned long extra_flags);
+/* the fork's layout model: @child is what dup_mmap() must make of @parent */
+void check_fork_child(struct mm_struct *parent, struct mm_struct *child, const char *what);
 /* fail allocation N (then N..N+3) of a fork of @parent, N = 1 .. total */
 void fork_sweep(const char *shape, struct mm_struct *parent, unsigned long stride);
 /* a signal pending from check N of a fork of @parent on (fault class signal): -EINTR, same contract */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Allocation-failure sweeps of mprotect, mlock, madvise, anonymous VMA naming,
- * munmap, brk, mmap into a hole and mremap (mm/vma.c and the
+ * munmap, brk, mmap into a hole, mremap, mbind, userfaultfd (un)registration
+ * and fork (mm/vma.c and the
  * paths above it, unmodified), each started from a state built to drive
  * one merge or split case of mm/vma.c: merge with prev, next or both; a
  * partial range that splits one or both ends; anon_vma on neither side, on
@@ -96,7 +97,7 @@
 static unsigned long base = BASE;	/* the shape being swept's (build() sets it) */
 #define PA(p)		(base + (unsigned long)(p) * PG + ((p) >= SRC ? 2 * 1024 * 1024UL : 0))
 
-enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP, MBIND, UFFD_REG };
+enum op { MPROTECT, MUNMAP, BRK, MLOCK, MADVISE, NAME, MMAP, MREMAP, MBIND, UFFD_REG, UFFD_UNREG };
 
 struct seg {
 	int start, npages;
@@ -368,7 +369,7 @@ static int brk_pages(long v)
 }
 
 static struct mm_struct *fork_parent;	/* a forked shape's parent, exited after the child */
-static struct userfaultfd_ctx *shape_ctx;	/* the shape's userfaultfd context (s->uffd, UFFD_REG) */
+static struct userfaultfd_ctx *shape_ctx;	/* the shape's userfaultfd context (s->uffd, UFFD_(UN)REG) */
 
 static struct mm_struct *build(const struct shape *s, struct file *f)
 {
@@ -399,7 +400,7 @@ static struct mm_struct *build(const struct shape *s, struct file *f)
 	if (s->pre_n)
 		KSIM_EXPECT(!ksim_mprotect(mm, PA(s->pre), s->pre_n * PG, s->pre_access));
 	shape_ctx = NULL;
-	if (s->uffd || s->op == UFFD_REG) {
+	if (s->uffd || s->op == UFFD_REG || s->op == UFFD_UNREG) {
 		shape_ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP);
 		KSIM_EXPECT(shape_ctx && (!s->uffd ||
 			    !ksim_uffd_register(shape_ctx, PA(0), SRC * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING)));
@@ -448,6 +449,8 @@ static long run_op(const struct shape *s, struct mm_struct *mm)
 	case UFFD_REG:
 		return ksim_uffd_register(shape_ctx, PA(s->start), s->npages * PG,
 					  KSIM_UFFDIO_REGISTER_MODE_MISSING);
+	case UFFD_UNREG:
+		return ksim_uffd_unregister(shape_ctx, PA(s->start), s->npages * PG);
 	case MBIND:
 #if KSIM_HAVE_MM_VMA_C
 		return ksim_mbind(mm, PA(s->start), s->npages * PG, KSIM_MPOL_BIND, s->access);
@@ -495,26 +498,34 @@ static void prefix_page(const struct shape *s, unsigned long n, int p, bool is_n
  * merge gave up on a failed allocation and made a VMA of its own), so
  * their anon_vmas are as they were too.
  */
+/* The pages [*lo, *hi) the call works on (brk: between the old and the new break). */
+static void op_range(const struct shape *s, int *lo, int *hi)
+{
+	*lo = s->start;
+	*hi = s->start + s->npages;
+	if (s->op == BRK) {
+		int oldbrk = brk_pages(s->access);
+
+		*lo = s->npages < 0 ? oldbrk + s->npages : oldbrk;
+		*hi = s->npages < 0 ? oldbrk : oldbrk + s->npages;
+	}
+}
+
 static void check_pages(const struct shape *s, const struct page_state *before,
 			const struct page_state *after, long r, unsigned long n, bool alone)
 {
-	int lo = s->start, hi = s->start + s->npages;
+	int lo, hi;
 	bool old_seen = false, changed = false;
 	char when[96];
 
 	snprintf(when, sizeof(when), "allocation %lu failed (%ld)", n, r);
-	if (s->op == BRK) {
-		int oldbrk = brk_pages(s->access);
-
-		lo = s->npages < 0 ? oldbrk + s->npages : oldbrk;
-		hi = s->npages < 0 ? oldbrk : oldbrk + s->npages;
-	}
+	op_range(s, &lo, &hi);
 	for (int p = 0; p < WIN; p++) {
 		const struct page_state *b = &before[p], *a = &after[p];
 		bool in = (p >= lo && p < hi) || (s->op == MREMAP && p >= s->src && p < s->src + s->old_n);
 
 		bool undone = r && s->op != MPROTECT && s->op != MLOCK && s->op != MADVISE && s->op != NAME &&
-			      s->op != MBIND && s->op != UFFD_REG;
+			      s->op != MBIND && s->op != UFFD_REG && s->op != UFFD_UNREG;
 
 		if (!in || undone) {
 			undone |= alone;
@@ -557,9 +568,10 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			break;
 		}
 		case MBIND:
-		case UFFD_REG: {
+		case UFFD_REG:
+		case UFFD_UNREG: {
 			/* the new policy or context if the call reached the page (VMA by VMA) */
-			bool is_new = s->op == UFFD_REG ? a->uffd == shape_ctx :
+			bool is_new = s->op == UFFD_REG ? a->uffd == shape_ctx : s->op == UFFD_UNREG ? !a->uffd :
 				      a->mode == KSIM_MPOL_BIND && a->nodes == (unsigned long)s->access;
 			bool is_old = a->mode == b->mode && a->nodes == b->nodes && a->uffd == b->uffd &&
 				      a->flags == b->flags;
@@ -567,7 +579,7 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			/* registering adds VM_UFFD_MISSING (not among the flags compared: CMP) */
 			KSIM_EXPECT(a->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
 				    a->file == b->file && a->pfn == b->pfn &&
-				    (s->op == UFFD_REG || a->uffd == b->uffd) &&
+				    (s->op != MBIND || a->uffd == b->uffd) &&
 				    (s->op == MBIND || (a->mode == b->mode && a->nodes == b->nodes)) &&
 				    !strcmp(a->name, b->name) && (is_new || (r && is_old)),
 				    "%s, allocation %lu failed (%ld): page %d policy %u/%#lx flags %#lx "
@@ -623,13 +635,70 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 	 * the range, next grown down: both outside it).
 	 */
 	if (r && !changed && (s->op == MPROTECT || s->op == MLOCK || s->op == MADVISE || s->op == NAME ||
-			      s->op == MBIND || s->op == UFFD_REG)) {
+			      s->op == MBIND || s->op == UFFD_REG || s->op == UFFD_UNREG)) {
 		snprintf(when, sizeof(when), "allocation %lu failed (%ld) before any page changed", n, r);
 		for (int p = 0; p < WIN; p++)
 			same_chain(s, when, p, &after[p], &before[p]);
 	}
 }
 
+
+/*
+ * The anon_vmas of two adjacent pages' VMAs allow their merge: the same one
+ * (or none) on every tree; where one side has none and the other's chain is
+ * a single link (not a fork child: is_mergeable_anon_vma()'s
+ * vma_is_fork_child()), only on trees that merge a faulted VMA into an
+ * unfaulted neighbour (dup_anon_vma() in every case; 6.12 refuses some,
+ * which the listed shapes' vmas_nodup counts say).
+ */
+static bool anon_mergeable(const struct page_state *a, const struct page_state *b)
+{
+	if (a->chain.anon_vma == b->chain.anon_vma)
+		return true;
+	return KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES && (!a->chain.anon_vma || !b->chain.anon_vma) &&
+	       a->chain.links + b->chain.links == 1;
+}
+
+/*
+ * The layout model after a call that succeeded: the kernel merges a VMA the
+ * call changed (or made) with a neighbour wherever the two are alike, so no
+ * VMA boundary inside the range or at its ends may separate two VMAs alike
+ * in everything is_mergeable_vma() and is_mergeable_anon_vma() compare: all
+ * flags, file and contiguous pgoff, anonymous name, userfaultfd context,
+ * policy, and anon_vmas that merge (anon_mergeable()).  The page model
+ * sees what each page became; this sees a merge the kernel missed (a
+ * vma_merge_struct built without the context or policy, a wrong pgoff),
+ * which leaves every page right.  Not for munmap (nothing is merged), and only after the
+ * unfailed call: under a failed allocation a call may succeed without its
+ * merge by design (mmap_region()'s give_up_on_oom, copy_vma() making a new
+ * VMA when vma_merge_copied_range() could not allocate).
+ */
+static void check_layout(const struct shape *s, struct mm_struct *mm, const struct page_state *after)
+{
+	int lo, hi;
+
+	if (s->op == MUNMAP)
+		return;
+	op_range(s, &lo, &hi);
+	for (int p = lo > 0 ? lo : 1; p <= hi && p < SRC; p++) {
+		/* do_brk_flags() expands only a VMA above start_brk (vma_prev_limit()) */
+		if (s->op == BRK && p == s->start)
+			continue;
+		const struct page_state *a = &after[p - 1], *b = &after[p];
+		struct ksim_vma_info l, r;
+
+		if (!a->mapped || !b->mapped || !ksim_mm_find_vma(mm, PA(p - 1), &l) ||
+		    !ksim_mm_find_vma(mm, PA(p), &r) || l.end != PA(p) || r.start != PA(p))
+			continue;	/* a hole, or the same VMA */
+		KSIM_EXPECT(l.flags != r.flags || l.file != r.file || b->pgoff != a->pgoff + 1 ||
+			    strcmp(l.name, r.name) || a->uffd != b->uffd || a->mode != b->mode ||
+			    a->nodes != b->nodes || !anon_mergeable(a, b),
+			    "%s: VMAs [%#lx, %#lx) and [%#lx, %#lx) not merged, alike in flags %#lx, "
+			    "file, pgoff %#lx/%#lx, name, context, policy and anon_vma %p",
+			    s->name, l.start, l.end, r.start, r.end, l.flags, l.pgoff, r.pgoff,
+			    a->chain.anon_vma);
+	}
+}
 
 /*
  * Kernel debug checks (KSIM_P_WARN: a WARN, a CONFIG_DEBUG_MAPLE_TREE check)
@@ -699,6 +768,8 @@ static void sweep_pass(const struct shape *s, long times, bool pressure, struct 
 				    s->name, n, map_count(mm), case_vmas(s));
 		}
 		check_pages(s, before, after, r, n, alone);
+		if (!n)
+			check_layout(s, mm, after);
 		if (ksim_problem_count(KSIM_P_WARN) > warn0 && !sweep_warns++)
 			snprintf(sweep_first_warn, sizeof(sweep_first_warn), "\"%s\" (%s), allocation %lu failed",
 				 s->name, mode, n);
@@ -872,12 +943,13 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
  * operations (mprotect, munmap, mlock, madvise, mbind, userfaultfd
- * registration, mmap).  Neighbours carry what the operation gives the
- * target (gen_neighbour()), so every merge the neighbourhood allows
- * happens; a merge missed is not seen (no layout model).  Each shape is swept
- * as the listed ones (allocation N, then N..N+3; the contract on failure,
- * the page model, invariants, leaks); the VMA count on success is left to
- * the page model (no merge model here).  The neighbourhoods of absent,
+ * registration and unregistration, mmap).  Neighbours carry what the
+ * operation gives the target (gen_neighbour(); unregistration: the target
+ * starts registered, its neighbours not), so every merge the neighbourhood
+ * allows happens, and the layout model (check_layout()) sees one missed.
+ * Each shape is swept as the listed ones (allocation N, then N..N+3; the
+ * contract on failure, the page model, invariants, leaks; the layout model
+ * after the unfailed call).  The neighbourhoods of absent,
  * unfaulted and faulted neighbours run again in the child of a fork, where
  * a faulted VMA's anon_vma chain has two links: a merge that clones one
  * (dup_anon_vma()) can fail between them; again with every VMA registered
@@ -917,6 +989,7 @@ static void gen_flags(enum op op, unsigned long *before, unsigned long *after, l
 		*access = 2;	/* the nodes: the policy extra's are 1 */
 		break;
 	case UFFD_REG:
+	case UFFD_UNREG:
 		*after = A_RW;
 		*access = 0;
 		break;
@@ -951,7 +1024,8 @@ static void gen_neighbour(struct seg *g, int start, enum nb kind, enum op op, un
 {
 	gen_seg(g, start, kind, flags);
 	g->nodes = op == MBIND && !old_policy ? access : 0;
-	g->uffd_reg = op == UFFD_REG && kind != NB_FILE && !old_policy;
+	/* unregistration: a neighbour unregistered, as the target will be (the policy pass: registered) */
+	g->uffd_reg = kind != NB_FILE && ((op == UFFD_REG && !old_policy) || (op == UFFD_UNREG && old_policy));
 }
 
 static unsigned long generated_sweep(enum op op)
@@ -988,15 +1062,17 @@ static unsigned long generated_sweep(enum op op)
 			continue;	/* a range over a hole is not the sweep's call */
 		gen_flags(op, &before, &after, &sh.access);
 		/* a fork child is not the context's mm; every VMA is registered there already */
-		if (op == UFFD_REG && (forked || extra == 2))
+		if ((op == UFFD_REG || op == UFFD_UNREG) && (forked || extra == 2))
 			continue;
 		/* MODE_MISSING takes anonymous VMAs (and shmem, hugetlb): not our private file */
-		if (op == UFFD_REG && ranges[r].npages == 24 && (prev == NB_FILE || next == NB_FILE))
+		if ((op == UFFD_REG || op == UFFD_UNREG) && ranges[r].npages == 24 &&
+		    (prev == NB_FILE || next == NB_FILE))
 			continue;
 		if (prev != NB_NONE)
 			gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, extra == 3);
 		if (op != MMAP) {
-			gen_seg(&sh.segs[k++], 24, target ? NB_FAULTED : NB_ANON, before);
+			gen_seg(&sh.segs[k], 24, target ? NB_FAULTED : NB_ANON, before);
+			sh.segs[k++].uffd_reg = op == UFFD_UNREG;	/* what unregistration undoes */
 		}
 		if (next != NB_NONE)
 			gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, extra == 3);
@@ -1021,7 +1097,8 @@ out:
  * place to [24, 40) (vma_merge_extend(): expanding over the hole, into next
  * where it can) or a whole 16-page VMA at [SRC, SRC + 16) moved into the hole
  * [24, 40) with MREMAP_FIXED (copy_vma()'s merge with the hole's
- * neighbours, or a new VMA; then the page tables).  The target or source
+ * neighbours, or a new VMA; then the page tables), or a target at [24, 40)
+ * shrunk to [24, 32) (its tail unmapped: a split).  The target or source
  * is unfaulted or faulted, and the neighbourhoods without file or
  * unmergeable neighbours run again in a fork child (two-link chains).
  */
@@ -1035,9 +1112,13 @@ static unsigned long generated_mremap_sweep(void)
 	for (int prev = 0; prev < NB_KINDS; prev++)
 	for (int next = 0; next < NB_KINDS; next++)
 	for (int faulted = 0; faulted < 2; faulted++)
-	for (int move = 0; move < 2; move++) {
+	for (int mode = 0; mode < 3; mode++) {
+		static const char *const what[] = { "target grown over the hole", "VMA moved into the hole",
+						     "target [24, 40) shrunk to [24, 32)" };
+		bool move = mode == 1, shrink = mode == 2;
 		struct shape sh = { .name = names, .op = MREMAP, .vmas = -1, .forked = forked,
-				    .start = 24, .npages = 16, .src = move ? SRC : 24, .old_n = move ? 16 : 8 };
+				    .start = 24, .npages = shrink ? 8 : 16, .src = move ? SRC : 24,
+				    .old_n = move || shrink ? 16 : 8 };
 		int k = 0;
 
 		if (forked && (prev > NB_FAULTED || next > NB_FAULTED))
@@ -1050,13 +1131,180 @@ static unsigned long generated_mremap_sweep(void)
 			gen_seg(&sh.segs[k++], 40, next, A_RW);
 		snprintf(names, sizeof(names), "generated mremap%s: prev %s, %s %s, next %s",
 			 forked ? " (forked child)" : "", nb_name[prev], faulted ? "faulted" : "unfaulted",
-			 move ? "VMA moved into the hole" : "target grown over the hole", nb_name[next]);
+			 what[mode], nb_name[next]);
 		shapes_run++;
 		if (sweep_shape(&sh, f))
 			goto out;	/* the first failing shape is the report */
 	}
 out:
 	return sweep_end(f, shapes_run);
+}
+
+/*
+ * brk's shapes, generated: a VMA below start_brk (page 24) and one above
+ * the break's reach at [40, 56), each of every kind, times the brk VMA
+ * (none: the break at start_brk; [24, 32) unfaulted or faulted) times a
+ * change of the break (grow by 4 or 8 pages, shrink by 4 or to start_brk),
+ * again in a fork child where the neighbours carry anon_vmas at most.  The
+ * page model judges the pages between the old and the new break, the
+ * layout model that the brk VMA grew rather than a new one was made.
+ */
+static unsigned long generated_brk_sweep(void)
+{
+	static const struct { int old, change; } brks[] = {
+		{ 24, 4 }, { 24, 8 }, { 32, 4 }, { 32, -4 }, { 32, -8 }, { -32, 4 }, { -32, -4 }, { -32, -8 },
+	};
+	static char names[112];
+	unsigned long shapes_run = 0;
+	struct file *f = ksim_file_open("gen-brk.so");
+
+	for (int forked = 0; forked < 2; forked++)
+	for (int prev = 0; prev < NB_KINDS; prev++)
+	for (int next = 0; next < NB_KINDS; next++)
+	for (unsigned int b = 0; b < sizeof(brks) / sizeof(brks[0]); b++) {
+		struct shape sh = { .name = names, .op = BRK, .vmas = -1, .forked = forked, .start = 24,
+				    .npages = brks[b].change, .access = brks[b].old };
+		int k = 0;
+
+		if (forked && (prev > NB_FAULTED || next > NB_FAULTED))
+			continue;
+		if (prev != NB_NONE)
+			gen_seg(&sh.segs[k++], 8, prev, A_RW);
+		if (next != NB_NONE)
+			gen_seg(&sh.segs[k++], 40, next, A_RW);
+		snprintf(names, sizeof(names), "generated brk%s: prev %s, brk VMA %s, break %+d pages, next %s",
+			 forked ? " (forked child)" : "", nb_name[prev],
+			 brks[b].old == 24 ? "none" : brks[b].old < 0 ? "faulted" : "unfaulted", brks[b].change,
+			 nb_name[next]);
+		shapes_run++;
+		if (sweep_shape(&sh, f))
+			goto out;	/* the first failing shape is the report */
+	}
+out:
+	return sweep_end(f, shapes_run);
+}
+
+KSIM_TEST(brk_generated_sweep)
+{
+	if (!ksim_mm_has_vma_c()) {
+		printf("# skipped: this tree has no mm/vma.c\n");
+		return;
+	}
+	printf("# %lu generated brk shapes swept\n", generated_brk_sweep());
+}
+
+/*
+ * fork's shapes, generated: a 16-page target at [24, 40) of every kind a
+ * VMA can be for dup_mmap() (unfaulted or faulted anonymous, private file
+ * with and without an anon_vma, shared anonymous, mlock()ed, MADV_DONTFORK,
+ * MADV_WIPEONFORK, named, with an MPOL_BIND policy, userfaultfd-registered
+ * with a context that takes fork events and one that does not), between
+ * neighbours absent, unfaulted or faulted, in a process and again in the
+ * child of a fork (two-link chains: anon_vma_fork() clones them).  Each is
+ * fork_sweep()ed (allocation N, then N..N+3: -ENOMEM, the parent unchanged,
+ * nothing leaked, the invariants and hook rules) and every child a fork
+ * returns is judged by the fork's layout model (check_fork_child()).
+ */
+enum fork_kind { FK_ANON, FK_FAULTED, FK_FILE, FK_FILE_FAULTED, FK_SHARED, FK_LOCKED, FK_DONTFORK,
+		 FK_WIPEONFORK, FK_NAMED, FK_POLICY, FK_UFFD, FK_UFFD_FORK, FK_KINDS };
+
+static const char *const fork_kind_name[FK_KINDS] = {
+	"unfaulted", "faulted", "private file", "private file with an anon_vma", "shared anonymous",
+	"mlock()ed", "MADV_DONTFORK", "MADV_WIPEONFORK", "named", "MPOL_BIND", "uffd-registered",
+	"uffd-registered (fork events)",
+};
+
+static struct mm_struct *build_fork_shape(int prev, int kind, int next, struct file *f)
+{
+	struct mm_struct *mm = ksim_mm_new();
+	unsigned long fl = kind == FK_SHARED ? A_RW | SH : kind == FK_LOCKED ? A_RW | LK : A_RW;
+	bool file = kind == FK_FILE || kind == FK_FILE_FAULTED;
+	struct userfaultfd_ctx *ctx;
+
+	base = BASE;
+	for (int k = 0; k < 3; k++) {
+		int nb = k == 0 ? prev : k == 2 ? next : 0, start = 8 + 16 * k;
+
+		if (k != 1 && nb == NB_NONE)
+			continue;
+		KSIM_EXPECT(!ksim_mmap(mm, PA(start), 16 * PG, k == 1 ? fl : A_RW, k == 1 && file ? f : NULL,
+				       k == 1 && file ? 100 : 0), "fork shape: segment %d", k);
+		if ((k == 1 && kind != FK_ANON && kind != FK_FILE) || (k != 1 && nb == NB_FAULTED))
+			for (int p = 0; p < 16; p += 3)
+				KSIM_EXPECT(!ksim_touch(mm, PA(start + p), true));
+	}
+	switch (kind) {
+	case FK_DONTFORK:
+	case FK_WIPEONFORK:
+		KSIM_EXPECT(!ksim_madvise(mm, PA(24), 16 * PG, kind == FK_DONTFORK ? KSIM_MADV_DONTFORK :
+					  KSIM_MADV_WIPEONFORK));
+		break;
+	case FK_NAMED:
+		KSIM_EXPECT(!ksim_set_anon_name(mm, PA(24), 16 * PG, "fork-shape"));
+		break;
+	case FK_POLICY:
+#if KSIM_HAVE_MM_VMA_C
+		KSIM_EXPECT(!ksim_mbind(mm, PA(24), 16 * PG, KSIM_MPOL_BIND, 2));
+#endif
+		break;
+	case FK_UFFD:
+	case FK_UFFD_FORK:
+		ctx = ksim_uffd_open(mm, KSIM_UFFD_FEATURE_EVENT_UNMAP |
+				     (kind == FK_UFFD_FORK ? KSIM_UFFD_FEATURE_EVENT_FORK : 0));
+		KSIM_EXPECT(ctx && !ksim_uffd_register(ctx, PA(24), 16 * PG, KSIM_UFFDIO_REGISTER_MODE_MISSING));
+		break;
+	}
+	return mm;
+}
+
+static unsigned long generated_fork_sweep(void)
+{
+	static char names[128];
+	unsigned long shapes_run = 0;
+	struct file *f = ksim_file_open("gen-fork.so");
+
+	for (int grand = 0; grand < 2 && !ksim_problem_count(KSIM_P_TEST); grand++)
+	for (int prev = 0; prev <= NB_FAULTED && !ksim_problem_count(KSIM_P_TEST); prev++)
+	for (int next = 0; next <= NB_FAULTED && !ksim_problem_count(KSIM_P_TEST); next++)
+	for (int kind = 0; kind < FK_KINDS && !ksim_problem_count(KSIM_P_TEST); kind++) {
+		unsigned long live0 = live_objects();
+		struct mm_struct *mm, *child = NULL;
+
+		/*
+		 * madvise(2), anonymous names and mbind(2) need mm/vma.c here (6.12+);
+		 * without it ksim maps directly, with no mlock accounting
+		 */
+		if (!ksim_mm_has_vma_c() && kind >= FK_LOCKED && kind <= FK_POLICY)
+			continue;
+		mm = build_fork_shape(prev, kind, next, f);
+
+		/* a context without fork events leaves the child unregistered: nothing more to see */
+		if (grand && (kind == FK_UFFD || kind == FK_DONTFORK)) {
+			ksim_mm_exit(mm);
+			ksim_uffd_close_all();
+			continue;
+		}
+		snprintf(names, sizeof(names), "generated fork%s: prev %s, %s target, next %s",
+			 grand ? " (of a fork child)" : "", nb_name[prev], fork_kind_name[kind], nb_name[next]);
+		if (grand) {
+			KSIM_EXPECT(!ksim_fork(mm, &child) && child, "%s: the first fork", names);
+			check_fork_child(mm, child, names);
+		}
+		shapes_run++;
+		fork_sweep(names, child ? child : mm, 1);
+		if (child)
+			ksim_mm_exit(child);
+		ksim_mm_exit(mm);
+		ksim_uffd_close_all();	/* the monitor closes its contexts: they hold the mms */
+		check(NULL, "exit after the fork shape");
+		KSIM_EXPECT(live_objects() == live0, "%s: %lu objects leaked", names, live_objects() - live0);
+	}
+	return sweep_end(f, shapes_run);
+}
+
+KSIM_TEST(fork_generated_sweep)
+{
+	printf("# %lu generated fork shapes swept\n", generated_fork_sweep());
 }
 
 KSIM_TEST(mremap_generated_sweep)
@@ -1070,7 +1318,7 @@ KSIM_TEST(mremap_generated_sweep)
 
 KSIM_TEST(generated_sweep)
 {
-	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, UFFD_REG, MMAP };
+	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, UFFD_REG, UFFD_UNREG, MMAP };
 
 	if (!ksim_mm_has_vma_c()) {
 		printf("# skipped: this tree has no mm/vma.c\n");
