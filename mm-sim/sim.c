@@ -48,6 +48,20 @@ int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 	}									\
 } while (0)
 
+/* references to @f from the fd tables of the live processes (ksim_fd_install()) */
+static unsigned long ksim_fd_refs(struct file *f)
+{
+	struct mm_struct *mm;
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&ksim_mms_lock);
+	list_for_each_entry(mm, &ksim_mms, ksim_mms)
+		for (int fd = 0; fd < KSIM_NR_FD; fd++)
+			n += mm->ksim_fd[fd] == f;
+	pthread_mutex_unlock(&ksim_mms_lock);
+	return n;
+}
+
 bool ksim_mm_has_vma_c(void)
 {
 	return KSIM_HAVE_MM_VMA_C;
@@ -132,6 +146,8 @@ void ksim_mm_exit(struct mm_struct *mm)
 	ksim_set_current(mm);
 	mmgrab(mm);
 	mmput(mm);
+	for (int fd = 0; fd < KSIM_NR_FD; fd++)	/* exit_files(), after the mm */
+		ksim_fd_close(mm, fd);
 	ksim_mm_check_torn_down(mm, "exited");
 	if (!mtree_empty(&mm->mm_mt))
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
@@ -1074,9 +1090,9 @@ unsigned long ksim_mm_check_global(void)
 		CHECK(ksim_rb_count(&f->f_mapping->i_mmap) == vmas,
 		      "file %s: %lu VMAs in i_mmap, %lu VMAs map it", f->ksim_name,
 		      ksim_rb_count(&f->f_mapping->i_mmap), vmas);
-		CHECK(atomic_long_read(&f->f_count) == (long)(vmas + f->ksim_opened),
+		CHECK(atomic_long_read(&f->f_count) == (long)(vmas + f->ksim_opened + ksim_fd_refs(f)),
 		      "file %s: f_count %ld, references %lu", f->ksim_name,
-		      atomic_long_read(&f->f_count), vmas + f->ksim_opened);
+		      atomic_long_read(&f->f_count), vmas + f->ksim_opened + ksim_fd_refs(f));
 		CHECK(atomic_read(&f->f_mapping->i_mmap_writable) == (int)writable,
 		      "file %s: i_mmap_writable %d, shared writable VMAs %lu", f->ksim_name,
 		      atomic_read(&f->f_mapping->i_mmap_writable), writable);
