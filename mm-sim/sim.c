@@ -5,7 +5,8 @@
  * every operation (mm-sim/README.md lists them).
  *
  * The syscall layer above the kernel functions is ours and kept thin:
- * ksim_mmap() is mmap_region() (real) at a fixed address, ksim_munmap() is
+ * ksim_mmap() is mmap(2) (real from ksys_mmap_pgoff() down) with MAP_FIXED,
+ * or mmap_region() (real) for flags mmap(2) cannot ask for, ksim_munmap() is
  * do_vmi_munmap() (real), ksim_mprotect() walks the VMAs in range calling
  * mprotect_fixup() (real) as do_mprotect_pkey() does, ksim_brk() calls
  * do_brk_flags() or do_vmi_munmap() (real) as sys_brk() does, ksim_fork()
@@ -217,6 +218,42 @@ static long mmap_region_flags(struct file *file, unsigned long addr, unsigned lo
 }
 #endif
 
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * The mmap(2) protection and flags from which do_mmap() builds exactly
+ * @vm_flags, if there are any: every VM_MAY* bit (do_mmap() sets them all;
+ * a simulated file is open read-write, so a shared one keeps them),
+ * VM_SHARED together with VM_MAYSHARE, VM_GROWSDOWN on a private anonymous
+ * mapping only, VM_ACCOUNT only where mmap_region() charges anyway, and no
+ * other bit mmap(2) cannot ask for (VM_DONTCOPY, VM_WIPEONFORK, ...).
+ */
+static bool ksim_mmap_args(unsigned long vm_flags, struct file *file, unsigned long *prot,
+			   unsigned long *flags)
+{
+	const unsigned long may = VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC, share = VM_SHARED | VM_MAYSHARE;
+	const unsigned long known = VM_READ | VM_WRITE | VM_EXEC | may | share | VM_GROWSDOWN |
+				    VM_LOCKED | VM_NORESERVE | VM_ACCOUNT;
+
+	if ((vm_flags & may) != may || (vm_flags & ~known) || ((vm_flags & share) && (vm_flags & share) != share))
+		return false;
+	if ((vm_flags & VM_GROWSDOWN) && (file || (vm_flags & VM_SHARED)))
+		return false;
+	if ((vm_flags & VM_ACCOUNT) && (vm_flags & (VM_NORESERVE | VM_SHARED | VM_WRITE)) != VM_WRITE)
+		return false;
+	*prot = vm_flags & (VM_READ | VM_WRITE | VM_EXEC);	/* PROT_* have the VM_* values */
+	*flags = KSIM_MAP_FIXED | (vm_flags & VM_SHARED ? KSIM_MAP_SHARED : KSIM_MAP_PRIVATE) |
+		 (file ? 0 : KSIM_MAP_ANONYMOUS) | (vm_flags & VM_GROWSDOWN ? KSIM_MAP_GROWSDOWN : 0) |
+		 (vm_flags & VM_LOCKED ? KSIM_MAP_LOCKED : 0) | (vm_flags & VM_NORESERVE ? KSIM_MAP_NORESERVE : 0);
+	return true;
+}
+#endif
+
+/*
+ * mmap(MAP_FIXED) by vm_flags: through mmap(2) itself (ksim_sys_mmap(),
+ * the file on a temporary fd) where the flags are what mmap(2) can ask
+ * for; else, and on a tree without mm/vma.c, mmap_region() (or a direct
+ * insert) with the flags as given.
+ */
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       unsigned long vm_flags, struct file *file, unsigned long pgoff)
 {
@@ -224,6 +261,21 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 	if (!len || (addr | len) & ~PAGE_MASK || addr + len > TASK_SIZE || addr + len < addr)
 		return -EINVAL;
+#if KSIM_HAVE_MM_VMA_C
+	{
+		unsigned long prot, flags;
+		int fd = file ? ksim_fd_install(mm, file) : -1;
+
+		if ((!file || fd >= 0) && ksim_mmap_args(vm_flags, file, &prot, &flags)) {
+			ret = ksim_sys_mmap(mm, addr, len, prot, flags, fd, file ? pgoff << PAGE_SHIFT : 0);
+			if (file)
+				ksim_fd_close(mm, fd);
+			return IS_ERR_VALUE(ret) ? ret : 0;
+		}
+		if (fd >= 0)
+			ksim_fd_close(mm, fd);
+	}
+#endif
 	/* do_mmap(): anonymous shared mappings start at pgoff 0, private ones at addr */
 	if (!file)
 		pgoff = (vm_flags & VM_SHARED) ? 0 : addr >> PAGE_SHIFT;

@@ -49,8 +49,11 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **child);
 
 /*
  * Operations.  Addresses and lengths are bytes; flags are vm_flags.
- * ksim_mmap() maps at a fixed address (MAP_FIXED: unmaps what is there);
- * on a tree without mm/vma.c it inserts the VMA directly (no merging).
+ * ksim_mmap() maps at a fixed address (MAP_FIXED: unmaps what is there):
+ * through mmap(2) itself (ksim_sys_mmap()) where the vm_flags are what
+ * mmap(2) can ask for, else mmap_region() with the flags as given (e.g.
+ * VM_DONTCOPY, VM_WIPEONFORK, VM_DONTDUMP, a VM_MAY* bit cleared); on a
+ * tree without mm/vma.c it inserts the VMA directly (no merging).
  * Each returns 0 or a negative errno.
  */
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
