@@ -127,9 +127,10 @@ struct ksim_mmap_args {
  * offset past MAX_LFS_FILESIZE - @len; -EINVAL for a type that is not
  * MAP_SHARED, MAP_PRIVATE or, with a file, MAP_SHARED_VALIDATE (anonymous
  * MAP_SHARED_VALIDATE is -EINVAL on every tree: the man page does not say
- * so), MAP_GROWSDOWN on a file or shared mapping; -EOPNOTSUPP for a
- * MAP_SHARED_VALIDATE file mapping with a flag outside LEGACY_MAP_MASK
- * (MAP_SYNC included: no simulated file supports it).  Otherwise 0, and @a
+ * so); -EOPNOTSUPP for a MAP_SHARED_VALIDATE file mapping with a flag
+ * outside LEGACY_MAP_MASK (MAP_SYNC included: no simulated file supports
+ * it; MAP_FIXED_NOREPLACE too, which the mask lacks on every tree);
+ * -EINVAL for MAP_GROWSDOWN on a file or shared mapping.  Otherwise 0, and @a
  * is the canonical call: @len rounded up to pages; a hint (no MAP_FIXED)
  * rounded down to its page ("the kernel will pick a nearby page
  * boundary"; mmap_min_addr is 0 here); @prot without bits other than
@@ -164,7 +165,7 @@ static inline long ksim_mmap_contract(struct ksim_mmap_args *a)
 	a->len = (a->len + pg - 1) & ~(pg - 1);
 	if ((a->flags & (KSIM_MAP_FIXED | KSIM_MAP_FIXED_NOREPLACE)) && (a->addr & (pg - 1)))
 		return -EINVAL;
-	if (!anon && (a->off >> 12) > ((max_lfs - a->len) >> 12))
+	if (!anon && a->off / pg > (max_lfs - a->len) / pg)
 		return -EOVERFLOW;
 	if (type != KSIM_MAP_SHARED && type != KSIM_MAP_PRIVATE &&
 	    (anon || type != KSIM_MAP_SHARED_VALIDATE))
