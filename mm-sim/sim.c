@@ -299,18 +299,24 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 }
 
 /*
- * do_mmap() without MAP_FIXED for an anonymous private mapping: where
- * get_unmapped_area() says (the mm's layout), then mmap_region().  Returns
+ * mmap(2) without MAP_FIXED for an anonymous private mapping: where
+ * get_unmapped_area() says (the mm's layout).  Through ksim_sys_mmap()
+ * where the vm_flags are what mmap(2) can ask for, else (as before)
+ * get_unmapped_area() and mmap_region() with the flags as given.  Returns
  * the address or a negative errno.
  */
 long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags)
 {
 #if KSIM_HAVE_MM_VMA_C
 	LIST_HEAD(uf);
+	unsigned long prot, flags;
 	long addr;
 
 	if (!len || len & ~PAGE_MASK)
 		return -EINVAL;
+	/* mmap(NULL, len, prot, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) itself where the flags allow */
+	if (!(vm_flags & VM_SHARED) && ksim_mmap_args(vm_flags, NULL, &prot, &flags))
+		return ksim_sys_mmap(mm, 0, len, prot, flags & ~KSIM_MAP_FIXED, -1, 0);
 	ksim_set_current(mm);
 	mmap_write_lock(mm);
 	addr = ksim_get_unmapped_area(mm, len);

@@ -94,7 +94,10 @@ int ksim_fd_close(struct mm_struct *mm, int fd);
 /* The top-down layout (MMF_TOPDOWN, mmap_base KSIM_MMAP_BASE_TOPDOWN). */
 #define KSIM_MMAP_BASE_TOPDOWN	0x7f0000000000UL
 void ksim_mm_set_topdown(struct mm_struct *mm);
-/* mmap(NULL, len, ..., MAP_PRIVATE|MAP_ANONYMOUS): the address or -errno (-ENOSYS without mm/vma.c) */
+/*
+ * mmap(NULL, len, ..., MAP_PRIVATE|MAP_ANONYMOUS) (ksim_sys_mmap() where @vm_flags
+ * are expressible): the address or -errno (-ENOSYS without mm/vma.c)
+ */
 long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags);
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len);	/* kernel_mm.c */
 int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
