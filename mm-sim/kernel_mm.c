@@ -12,7 +12,7 @@
  *                                      (mm-sim/extract/functions.txt)
  *   mm_mremap_gen.c (6.12)             mm/mremap.c, syscall included, and
  *                                      its helpers (extract/mremap.txt)
- *   mm_mmap_gen.c (6.12)               mmap(2): ksys_mmap_pgoff(),
+ *   mm_mmap_gen.c (6.12+)              mmap(2): ksys_mmap_pgoff(),
  *                                      vm_mmap_pgoff(), do_mmap()
  *                                      (extract/mmap.txt)
  *

@@ -266,14 +266,14 @@ struct file_operations {
 	fop_flags_t fop_flags;			/* do_mmap() reads FOP_MMAP_SYNC: none here */
 	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
 					   unsigned long, unsigned long);
-	int (*mmap)(struct file *, struct vm_area_struct *);	/* NULL: mmap_file() simulates it */
+	int (*mmap)(struct file *, struct vm_area_struct *);	/* not called: mmap_file() simulates it */
 	int (*mmap_prepare)(struct vm_area_desc *);		/* sim_driver.c's driver file has one */
 };
 
 struct file {
 	atomic_long_t f_count;
 	fmode_t f_mode;				/* do_mmap() checks FMODE_READ/WRITE */
-	const struct file_operations *f_op;	/* ksim_file_ops: no hooks */
+	const struct file_operations *f_op;	/* ksim_file_ops: only an ->mmap() */
 	struct address_space *f_mapping;
 	struct address_space ksim_mapping;	/* the inode's mapping */
 	const char *ksim_name;
