@@ -250,6 +250,8 @@ ksim_feature(KSIM_HAVE_VM_MUNMAP_IN_VMA_C FILE mm/vma.c REGEX "^int __vm_munmap\
   WHY "__vm_munmap() (munmap(2), vm_munmap()) lives in mm/vma.c (was static in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C FILE mm/vma.c REGEX "^struct vm_area_struct \\*__install_special_mapping\\($"
   WHY "__install_special_mapping() lives in mm/vma.c and takes vma_flags_t internally (was static in mm/mmap.c)")
+ksim_feature(KSIM_HAVE_CAN_MMAP_FILE FILE include/linux/fs.h REGEX "^static inline bool can_mmap_file\\(struct file \\*file\\)"
+  WHY "do_mmap() asks can_mmap_file() (f_op->mmap or ->mmap_prepare, not both) where it tested f_op->mmap (-ENODEV)")
 ksim_feature(KSIM_HAVE_MERGE_DUP_ANON_VMA_CASES FILE mm/vma.c
   REGEX "^static bool is_mergeable_anon_vma\\(struct vma_merge_struct \\*vmg, bool merge_next\\)"
   WHY "a faulted VMA merges into an unfaulted neighbour (dup_anon_vma(), is_mergeable_anon_vma() case 1); older trees need the neighbour's anon_vma chain singular")

@@ -197,6 +197,9 @@ def madvise(proc, advice, page, pages, win=0, fault=NOFAULT):
 
 
 GARBAGE = 7   # mremap flags bits 4-6: garbage the argument contract ignores (fuzz/mm.c)
+# mmap flags bits 5-7 (an mmap(2) can express: fuzz/mm.c's sys_mmap_fixed()): a garbage fd and
+# page-aligned offset with MAP_ANONYMOUS, a length short of its last page
+MMAP_GARBAGE = 0xe0
 
 
 def mremap(proc, mode, page, old_pages, new_pages, new_page=0, win=0, new_win=0, fault=NOFAULT,
@@ -272,6 +275,17 @@ def gen_mm():
                 mremap(0, MOVE_FIXED, 80, 32, 32, 90, garbage=g),                  # overlap: -EINVAL
                 fork(0, 1), mremap(1, MOVE_FIXED, 1010, 100, 100, 0, win=1, new_win=1, garbage=g),
                 touch(1, 0, 16, 7, win=1, write=True), mop("exit", 0)])
+        # mmap(2) with garbage the contract ignores, over and next to the shape's mappings
+        g = MMAP_GARBAGE
+        seeds[f"mmap-garbage-{cfg}"] = c + shape + b"".join([
+            mmap(0, RW, 300, 10, pgoff=77, flags=g), mmap(0, RW, 310, 10, pgoff=3, flags=g),   # merge
+            mmap(0, RW | SHARED, 330, 6, pgoff=200, flags=g), mmap(0, R, 20, 8, pgoff=1, flags=g),
+            mmap(0, RW, 500, 20, pgoff=255, flags=g | NORESERVE), touch(0, 300, 20, write=True),
+            mmap(0, RW | FILE, 400, 12, pgoff=6, flags=g), mmap(0, R | SHARED | FILE | FILE_B, 412, 4,
+                                                                 pgoff=18, flags=g),
+            mmap(0, RW | FILE, 80, 4, pgoff=30, flags=g), touch(0, 400, 16, write=True),
+            fork(0, 1), mmap(1, RW, 1000, 100, pgoff=9, win=1, flags=g), touch(1, 1000, 20, 5, win=1, write=True),
+            munmap(0, 305, 10), mmap(0, RW, 300, 20, pgoff=128, flags=g), mop("exit", 1)])
         seeds[f"madvise-{cfg}"] = c + shape + b"".join([
             madvise(0, NAME_A, 16, 64), madvise(0, NAME_B, 30, 10), madvise(0, NAME_A, 30, 10),
             madvise(0, DONTFORK, 20, 10), fork(0, 1), madvise(1, NAME_B, 0, 100),   # file: -EBADF

@@ -307,6 +307,51 @@ static void same_info(const struct ksim_mm_info *a, const struct ksim_mm_info *b
 
 /* ---- ops ---- */
 
+/*
+ * mmap(2) itself (ksim_sys_mmap(): the tree's ksys_mmap_pgoff() ->
+ * do_mmap()) with MAP_FIXED, for a mapping mmap(2) can express (every
+ * VM_MAY* bit, no VM_DONTCOPY/WIPEONFORK): op flag bits 0x20 and 0x40 pass
+ * a garbage fd and a garbage page-aligned offset with MAP_ANONYMOUS, 0x80
+ * a length short of its last page; the model judges the canonical call
+ * (ksim_mmap_contract()).  0 or a negative errno, as ksim_mmap().
+ */
+static long sys_mmap_fixed(struct proc *p, uint8_t flags, unsigned long addr, unsigned long len,
+			   unsigned long vmf, struct file *file, unsigned long pgoff)
+{
+	struct ksim_mmap_args raw = { addr, len, vmf & VM_RWX, KSIM_MAP_FIXED, ~0UL, pgoff * PG }, canon;
+	long r;
+	int fd = -1;
+
+	raw.flags |= vmf & KSIM_VM_SHARED ? KSIM_MAP_SHARED : KSIM_MAP_PRIVATE;
+	if (vmf & KSIM_VM_NORESERVE)
+		raw.flags |= KSIM_MAP_NORESERVE;
+	if (file) {
+		fd = ksim_fd_install(p->mm, file);
+		raw.fd = fd;
+	} else {
+		raw.flags |= KSIM_MAP_ANONYMOUS;
+		raw.off = 0;
+		if (flags & 0x20)
+			raw.fd = 0x5a5a0000UL + pgoff * 0x01000193UL;
+		if (flags & 0x40)
+			raw.off = ((pgoff + 1) * 0x9e3779b97f4a7c15UL >> 1) & ~(PG - 1);
+	}
+	if (flags & 0x80)
+		raw.len -= PG - 1;
+	canon = raw;
+	/* The garbage is chosen so that the contract maps it back (a harness check). */
+	KSIM_FUZZ_CHECK(!ksim_mmap_contract(&canon) && canon.len == len && canon.addr == addr &&
+			canon.off == (file ? pgoff * PG : 0) && (file || canon.fd == ~0UL),
+			"mmap garbage the contract does not undo");
+	KSIM_FUZZ_TRACE("    mmap(2) (%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n", raw.addr, raw.len, raw.prot,
+			raw.flags, raw.fd, raw.off);
+	r = ksim_sys_mmap(p->mm, raw.addr, raw.len, raw.prot, raw.flags, raw.fd, raw.off);
+	if (fd >= 0)
+		ksim_fd_close(p->mm, fd);
+	KSIM_FUZZ_CHECK(r == (long)addr || (r < 0 && r >= -4095), "mmap(MAP_FIXED %#lx) = %#lx", addr, r);
+	return r == (long)addr ? 0 : r;
+}
+
 static void op_mmap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	uint8_t prot = ksim_fuzz_u8(in);
@@ -347,7 +392,10 @@ static void op_mmap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	if (vma_c) {
 		struct ksim_vma_info vi;
 
-		r = ksim_mmap(p->mm, addr, len, vmf, file, pgoff);
+		if ((vmf & VM_MAY) == VM_MAY && !(vmf & (KSIM_VM_DONTCOPY | KSIM_VM_WIPEONFORK)))
+			r = sys_mmap_fixed(p, flags, addr, len, vmf, file, pgoff);
+		else
+			r = ksim_mmap(p->mm, addr, len, vmf, file, pgoff);
 		disarm();
 		KSIM_FUZZ_TRACE("    = %ld\n", r);
 		if (r) {

@@ -12,6 +12,9 @@
  *                                      (mm-sim/extract/functions.txt)
  *   mm_mremap_gen.c (6.12)             mm/mremap.c, syscall included, and
  *                                      its helpers (extract/mremap.txt)
+ *   mm_mmap_gen.c (6.12+)              mmap(2): ksys_mmap_pgoff(),
+ *                                      vm_mmap_pgoff(), do_mmap()
+ *                                      (extract/mmap.txt)
  *
  * Static kernel functions the simulator drives (dup_mmap) get a ksim_
  * wrapper at the end; the kernel's static caches are defined here, as the
@@ -262,6 +265,41 @@ int ksim_vm_munmap(unsigned long start, size_t len, bool unlock)
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)
 {
 	return ksim_mm_get_unmapped_area(mm, NULL, 0, len, 0, 0);
+}
+#endif
+
+/*
+ * mmap(2) from the syscall down (extract/mmap.txt): ksys_mmap_pgoff(),
+ * vm_mmap_pgoff() and do_mmap(), the tree's, over mm_sim/mmap.h.
+ */
+#if KSIM_HAVE_MM_VMA_C
+#include <mm_sim/mmap.h>
+#include "mm_mmap_gen.c"
+
+void ksim_set_current(struct mm_struct *mm);	/* sim.c */
+
+long ksim_sys_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		   unsigned long prot, unsigned long flags, unsigned long fd, unsigned long off)
+{
+	long ret;
+
+	ksim_set_current(mm);
+	/*
+	 * arch/x86/kernel/sys_x86_64.c's SYSCALL_DEFINE6(mmap), whose file
+	 * Debian's linux-source does not ship: its two lines, as written there.
+	 */
+	if (off & ~PAGE_MASK)
+		ret = -EINVAL;
+	else
+		ret = ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> PAGE_SHIFT);
+	ksim_set_current(NULL);
+	return ret;
+}
+#else
+long ksim_sys_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		   unsigned long prot, unsigned long flags, unsigned long fd, unsigned long off)
+{
+	return -ENOSYS;	/* no mm/vma.c: ksim_mmap()'s direct path only */
 }
 #endif
 

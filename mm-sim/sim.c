@@ -5,7 +5,8 @@
  * every operation (mm-sim/README.md lists them).
  *
  * The syscall layer above the kernel functions is ours and kept thin:
- * ksim_mmap() is mmap_region() (real) at a fixed address, ksim_munmap() is
+ * ksim_mmap() is mmap(2) (real from ksys_mmap_pgoff() down) with MAP_FIXED,
+ * or mmap_region() (real) for flags mmap(2) cannot ask for, ksim_munmap() is
  * do_vmi_munmap() (real), ksim_mprotect() walks the VMAs in range calling
  * mprotect_fixup() (real) as do_mprotect_pkey() does, ksim_brk() calls
  * do_brk_flags() or do_vmi_munmap() (real) as sys_brk() does, ksim_fork()
@@ -47,6 +48,20 @@ int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
 		bad++;								\
 	}									\
 } while (0)
+
+/* references to @f from the fd tables of the live processes (ksim_fd_install()) */
+static unsigned long ksim_fd_refs(struct file *f)
+{
+	struct mm_struct *mm;
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&ksim_mms_lock);
+	list_for_each_entry(mm, &ksim_mms, ksim_mms)
+		for (int fd = 0; fd < KSIM_NR_FD; fd++)
+			n += mm->ksim_fd[fd] == f;
+	pthread_mutex_unlock(&ksim_mms_lock);
+	return n;
+}
 
 bool ksim_mm_has_vma_c(void)
 {
@@ -132,6 +147,8 @@ void ksim_mm_exit(struct mm_struct *mm)
 	ksim_set_current(mm);
 	mmgrab(mm);
 	mmput(mm);
+	for (int fd = 0; fd < KSIM_NR_FD; fd++)	/* exit_files(), after the mm */
+		ksim_fd_close(mm, fd);
 	ksim_mm_check_torn_down(mm, "exited");
 	if (!mtree_empty(&mm->mm_mt))
 		ksim_problem(KSIM_P_TEST, __FILE__, __LINE__, "mm %d: VMA tree not empty after exit_mmap",
@@ -201,6 +218,42 @@ static long mmap_region_flags(struct file *file, unsigned long addr, unsigned lo
 }
 #endif
 
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * The mmap(2) protection and flags from which do_mmap() builds exactly
+ * @vm_flags, if there are any: every VM_MAY* bit (do_mmap() sets them all;
+ * a simulated file is open read-write, so a shared one keeps them),
+ * VM_SHARED together with VM_MAYSHARE, VM_GROWSDOWN on a private anonymous
+ * mapping only, VM_ACCOUNT only where mmap_region() charges anyway, and no
+ * other bit mmap(2) cannot ask for (VM_DONTCOPY, VM_WIPEONFORK, ...).
+ */
+static bool ksim_mmap_args(unsigned long vm_flags, struct file *file, unsigned long *prot,
+			   unsigned long *flags)
+{
+	const unsigned long may = VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC, share = VM_SHARED | VM_MAYSHARE;
+	const unsigned long known = VM_READ | VM_WRITE | VM_EXEC | may | share | VM_GROWSDOWN |
+				    VM_LOCKED | VM_NORESERVE | VM_ACCOUNT;
+
+	if ((vm_flags & may) != may || (vm_flags & ~known) || ((vm_flags & share) && (vm_flags & share) != share))
+		return false;
+	if ((vm_flags & VM_GROWSDOWN) && (file || (vm_flags & VM_SHARED)))
+		return false;
+	if ((vm_flags & VM_ACCOUNT) && (vm_flags & (VM_NORESERVE | VM_SHARED | VM_WRITE)) != VM_WRITE)
+		return false;
+	*prot = vm_flags & (VM_READ | VM_WRITE | VM_EXEC);	/* PROT_* have the VM_* values */
+	*flags = KSIM_MAP_FIXED | (vm_flags & VM_SHARED ? KSIM_MAP_SHARED : KSIM_MAP_PRIVATE) |
+		 (file ? 0 : KSIM_MAP_ANONYMOUS) | (vm_flags & VM_GROWSDOWN ? KSIM_MAP_GROWSDOWN : 0) |
+		 (vm_flags & VM_LOCKED ? KSIM_MAP_LOCKED : 0) | (vm_flags & VM_NORESERVE ? KSIM_MAP_NORESERVE : 0);
+	return true;
+}
+#endif
+
+/*
+ * mmap(MAP_FIXED) by vm_flags: through mmap(2) itself (ksim_sys_mmap(),
+ * the file on a temporary fd) where the flags are what mmap(2) can ask
+ * for; else, and on a tree without mm/vma.c, mmap_region() (or a direct
+ * insert) with the flags as given.
+ */
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       unsigned long vm_flags, struct file *file, unsigned long pgoff)
 {
@@ -208,6 +261,21 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 
 	if (!len || (addr | len) & ~PAGE_MASK || addr + len > TASK_SIZE || addr + len < addr)
 		return -EINVAL;
+#if KSIM_HAVE_MM_VMA_C
+	{
+		unsigned long prot, flags;
+		int fd = file ? ksim_fd_install(mm, file) : -1;
+
+		if ((!file || fd >= 0) && ksim_mmap_args(vm_flags, file, &prot, &flags)) {
+			ret = ksim_sys_mmap(mm, addr, len, prot, flags, fd, file ? pgoff << PAGE_SHIFT : 0);
+			if (file)
+				ksim_fd_close(mm, fd);
+			return IS_ERR_VALUE(ret) ? ret : 0;
+		}
+		if (fd >= 0)
+			ksim_fd_close(mm, fd);
+	}
+#endif
 	/* do_mmap(): anonymous shared mappings start at pgoff 0, private ones at addr */
 	if (!file)
 		pgoff = (vm_flags & VM_SHARED) ? 0 : addr >> PAGE_SHIFT;
@@ -231,18 +299,24 @@ long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 }
 
 /*
- * do_mmap() without MAP_FIXED for an anonymous private mapping: where
- * get_unmapped_area() says (the mm's layout), then mmap_region().  Returns
+ * mmap(2) without MAP_FIXED for an anonymous private mapping: where
+ * get_unmapped_area() says (the mm's layout).  Through ksim_sys_mmap()
+ * where the vm_flags are what mmap(2) can ask for, else (as before)
+ * get_unmapped_area() and mmap_region() with the flags as given.  Returns
  * the address or a negative errno.
  */
 long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags)
 {
 #if KSIM_HAVE_MM_VMA_C
 	LIST_HEAD(uf);
+	unsigned long prot, flags;
 	long addr;
 
 	if (!len || len & ~PAGE_MASK)
 		return -EINVAL;
+	/* mmap(NULL, len, prot, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) itself where the flags allow */
+	if (!(vm_flags & VM_SHARED) && ksim_mmap_args(vm_flags, NULL, &prot, &flags))
+		return ksim_sys_mmap(mm, 0, len, prot, flags & ~KSIM_MAP_FIXED, -1, 0);
 	ksim_set_current(mm);
 	mmap_write_lock(mm);
 	addr = ksim_get_unmapped_area(mm, len);
@@ -1074,9 +1148,9 @@ unsigned long ksim_mm_check_global(void)
 		CHECK(ksim_rb_count(&f->f_mapping->i_mmap) == vmas,
 		      "file %s: %lu VMAs in i_mmap, %lu VMAs map it", f->ksim_name,
 		      ksim_rb_count(&f->f_mapping->i_mmap), vmas);
-		CHECK(atomic_long_read(&f->f_count) == (long)(vmas + f->ksim_opened),
+		CHECK(atomic_long_read(&f->f_count) == (long)(vmas + f->ksim_opened + ksim_fd_refs(f)),
 		      "file %s: f_count %ld, references %lu", f->ksim_name,
-		      atomic_long_read(&f->f_count), vmas + f->ksim_opened);
+		      atomic_long_read(&f->f_count), vmas + f->ksim_opened + ksim_fd_refs(f));
 		CHECK(atomic_read(&f->f_mapping->i_mmap_writable) == (int)writable,
 		      "file %s: i_mmap_writable %d, shared writable VMAs %lu", f->ksim_name,
 		      atomic_read(&f->f_mapping->i_mmap_writable), writable);

@@ -58,6 +58,8 @@ static const struct vm_operations_struct ksim_driver_vm_ops = {
 	.mapped = ksim_driver_mapped,
 };
 
+static const struct file_operations ksim_shmem_fops;	/* shmem's has ->mmap_prepare only */
+
 static int ksim_driver_mmap_prepare(struct vm_area_desc *desc)
 {
 	struct ksim_driver *drv = desc->file->ksim_driver;
@@ -93,6 +95,8 @@ static int ksim_driver_mmap_prepare(struct vm_area_desc *desc)
 		 */
 		struct file *f = ksim_file_open("mmap_prepare's own file");
 
+		/* a shmem file: ->mmap_prepare, no ->mmap for __mmap_new_file_vma() to call */
+		f->f_op = &ksim_shmem_fops;
 		f->ksim_opened = false;
 		f->ksim_driver = drv;
 		drv->made = f;

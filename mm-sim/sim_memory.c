@@ -6,6 +6,7 @@
  * commit accounting.  What is simulated and why is in mm-sim/README.md.
  */
 #include <mm_sim/kernel.h>
+#include <mm_sim/mmap.h>	/* FMODE_*, fget() */
 #include <mm_sim/sim.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -268,7 +269,16 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 
 /* ---- files ---- */
 static LIST_HEAD(ksim_files);
-static const struct file_operations ksim_file_ops;
+/*
+ * A simulated file's ->mmap() does nothing (mmap_file(), the fault site,
+ * stands for it); it is there because do_mmap() refuses a file without
+ * ->mmap or ->mmap_prepare (-ENODEV).
+ */
+static int ksim_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return 0;
+}
+static const struct file_operations ksim_file_ops = { .mmap = ksim_file_mmap };
 
 struct file *ksim_file_open(const char *name)
 {
@@ -276,6 +286,7 @@ struct file *ksim_file_open(const char *name)
 
 	BUG_ON(!f);
 	atomic_long_set(&f->f_count, 1);
+	f->f_mode = FMODE_READ | FMODE_WRITE;	/* opened O_RDWR */
 	f->f_op = &ksim_file_ops;
 	f->f_mapping = &f->ksim_mapping;
 	f->ksim_mapping.i_mmap = RB_ROOT_CACHED;
@@ -304,6 +315,44 @@ void ksim_file_close(struct file *f)
 	WARN_ON(!f->ksim_opened);
 	f->ksim_opened = false;
 	fput(f);
+}
+
+/*
+ * The per-process fd table mmap(2)'s fget() reads: a process is an mm here
+ * (no files_struct, not inherited by fork).  The table holds a reference.
+ */
+int ksim_fd_install(struct mm_struct *mm, struct file *file)
+{
+	int fd;
+
+	for (fd = 0; fd < KSIM_NR_FD; fd++)
+		if (!mm->ksim_fd[fd]) {
+			mm->ksim_fd[fd] = get_file(file);
+			return fd;
+		}
+	return -EMFILE;
+}
+
+int ksim_fd_close(struct mm_struct *mm, int fd)
+{
+	struct file *file;
+
+	if (fd < 0 || fd >= KSIM_NR_FD || !mm->ksim_fd[fd])
+		return -EBADF;
+	file = mm->ksim_fd[fd];
+	mm->ksim_fd[fd] = NULL;
+	fput(file);
+	return 0;
+}
+
+/* fs/file.c: the file of @fd in current's table, with a reference (fput() it), or NULL */
+struct file *fget(unsigned int fd)
+{
+	struct mm_struct *mm = current ? current->mm : NULL;
+
+	if (!mm || fd >= KSIM_NR_FD || !mm->ksim_fd[fd])
+		return NULL;
+	return get_file(mm->ksim_fd[fd]);
 }
 
 struct list_head *ksim_file_list(void)

@@ -31,6 +31,16 @@ struct ksim_fault_config;
 /* N..N+3 failures of a mremap: only at its own allocation sites (test_mremap.c says why) */
 void mremap_own_sites(struct ksim_fault_config *cfg);
 
+/*
+ * The argument-contract tests (test_mremap.c): a layout drawn from @seed in
+ * the window [CW, CW + 64 pages) = [0x60000000, ...), and whether two
+ * processes are alike (VMAs, pages, counters; @why says how not).
+ */
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+struct mm_struct *contract_layout(uint64_t seed);
+bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len);
 
 /*
  * The VMAs of @mm in [@base, @base + VMA_LIST_PAGES pages) are exactly the

@@ -627,7 +627,7 @@ KSIM_TEST(mremap_dontunmap_mlocked_part)
  * before the contract is judged.
  */
 #define ANON_RW_NORESERVE	(ANON_RW | KSIM_VM_NORESERVE)
-static struct mm_struct *contract_layout(uint64_t seed)
+struct mm_struct *contract_layout(uint64_t seed)
 {
 	static const unsigned long kinds[] = { ANON_RW_NORESERVE, ANON_RO, SHARED_RW,
 		ANON_RW_NORESERVE | KSIM_VM_DONTCOPY };
@@ -651,7 +651,7 @@ static struct mm_struct *contract_layout(uint64_t seed)
 }
 
 /* Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or not), pages mapped, counters. */
-static bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
+bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
 {
 	static struct ksim_vma_info va[32], vb[32];
 	struct ksim_mm_info ia, ib;

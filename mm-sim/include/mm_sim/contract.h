@@ -11,11 +11,13 @@
  * its model judges.
  *
  * Only calls whose argument handling is the kernel's own code are here:
- * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations) and
- * mprotect(2) (do_mprotect_pkey(); mm-sim/mprotect_argument_contract).
- * mm-sim's mmap, munmap, mlock, madvise, brk, mbind and the uffd calls
- * take tidy arguments from ksim code (sim.c): a contract check there would
- * test ksim, so they are not covered (mm-sim/README.md).
+ * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations),
+ * mprotect(2) (do_mprotect_pkey(); mm-sim/mprotect_argument_contract) and
+ * mmap(2) (ksys_mmap_pgoff() -> do_mmap() below x86-64's two-line
+ * SYSCALL_DEFINE6(mmap); mm-sim/mmap_argument_contract).  mm-sim's munmap,
+ * mlock, madvise, brk, mbind and the uffd calls take tidy arguments from
+ * ksim code (sim.c): a contract check there would test ksim, so they are
+ * not covered (mm-sim/README.md).
  */
 #ifndef _MM_SIM_CONTRACT_H
 #define _MM_SIM_CONTRACT_H
@@ -93,6 +95,93 @@ static inline long ksim_mprotect_contract(struct ksim_mprotect_args *a)
 		return -EINVAL;
 	a->len = (a->len + pg - 1) & ~(pg - 1);
 	a->prot &= ~KSIM_PROT_SEM;
+	return 0;
+}
+
+struct ksim_mmap_args {
+	unsigned long addr, len, prot, flags, fd, off;
+};
+
+/*
+ * include/linux/mman.h's LEGACY_MAP_MASK in x86-64's uapi values (0x40,
+ * 0x80: MAP_32BIT, MAP_ABOVE4G; MAP_HUGE_2MB/1GB: 21, 30 << MAP_HUGE_SHIFT)
+ */
+#define KSIM_LEGACY_MAP_MASK	(KSIM_MAP_SHARED | KSIM_MAP_PRIVATE | KSIM_MAP_FIXED | KSIM_MAP_ANONYMOUS |	\
+				 KSIM_MAP_DENYWRITE | KSIM_MAP_EXECUTABLE | KSIM_MAP_UNINITIALIZED |	\
+				 KSIM_MAP_GROWSDOWN | KSIM_MAP_LOCKED | KSIM_MAP_NORESERVE |		\
+				 KSIM_MAP_POPULATE | KSIM_MAP_NONBLOCK | KSIM_MAP_STACK |		\
+				 KSIM_MAP_HUGETLB | 0x40UL | 0x80UL | 21UL << 26 | 30UL << 26)
+/* the flags with an effect here; the others are ignored, or refused under MAP_SHARED_VALIDATE */
+#define KSIM_MAP_KNOWN		(KSIM_MAP_TYPE | KSIM_MAP_FIXED | KSIM_MAP_ANONYMOUS |		\
+				 KSIM_MAP_GROWSDOWN | KSIM_MAP_LOCKED | KSIM_MAP_NORESERVE |		\
+				 KSIM_MAP_POPULATE | KSIM_MAP_NONBLOCK | KSIM_MAP_SYNC |		\
+				 KSIM_MAP_FIXED_NOREPLACE)
+
+/*
+ * mmap(2) on x86-64 (the man page's ERRORS and "MAP_ANONYMOUS ... The fd
+ * argument is ignored ... offset should be zero"): refused, in the
+ * kernel's order, -EINVAL for an @off not page-aligned (x86-64's syscall,
+ * even with MAP_ANONYMOUS), MAP_HUGETLB (-EINVAL as a kernel without
+ * hugetlb: mm-sim configures none), a @len of 0, MAP_FIXED (or
+ * MAP_FIXED_NOREPLACE) with an unaligned @addr; -EOVERFLOW for a file
+ * offset past MAX_LFS_FILESIZE - @len; -EINVAL for a type that is not
+ * MAP_SHARED, MAP_PRIVATE or, with a file, MAP_SHARED_VALIDATE (anonymous
+ * MAP_SHARED_VALIDATE is -EINVAL on every tree: the man page does not say
+ * so); -EOPNOTSUPP for a MAP_SHARED_VALIDATE file mapping with a flag
+ * outside LEGACY_MAP_MASK (MAP_SYNC included: no simulated file supports
+ * it; MAP_FIXED_NOREPLACE too, which the mask lacks on every tree);
+ * -EINVAL for MAP_GROWSDOWN on a file or shared mapping.  Otherwise 0, and @a
+ * is the canonical call: @len rounded up to pages; a hint (no MAP_FIXED)
+ * rounded down to its page ("the kernel will pick a nearby page
+ * boundary"; mmap_min_addr is 0 here); @prot without bits other than
+ * READ, WRITE, EXEC (nothing reads them; the man page lists no error for
+ * them); @flags without the ones ignored (MAP_DENYWRITE, MAP_EXECUTABLE,
+ * MAP_UNINITIALIZED, MAP_STACK with THP not configured, the huge page size
+ * without MAP_HUGETLB, undefined bits: "unknown flags" are ignored except
+ * under MAP_SHARED_VALIDATE); for MAP_ANONYMOUS @fd -1 and @off 0 (ignored:
+ * the shared mapping's pgoff becomes 0, the private one's addr >> PAGE_SHIFT).
+ * MAP_SYNC stays: every tree's calc_vm_flag_bits() makes it VM_SYNC before
+ * the type is looked at, on MAP_SHARED and anonymous mappings too, although
+ * the man page says MAP_SHARED ignores it.  Callers pass a valid @fd without
+ * MAP_ANONYMOUS (else -EBADF), lengths and MAP_FIXED ranges below TASK_SIZE
+ * (else -ENOMEM), no MAP_32BIT/MAP_ABOVE4G (read by x86's
+ * arch_get_unmapped_area(), which Debian's source does not ship) and no
+ * MAP_DROPPABLE, and do not pair MAP_FIXED_NOREPLACE with a call refused
+ * after the placement (type, MAP_GROWSDOWN, -EOPNOTSUPP, -EOVERFLOW:
+ * do_mmap() returns -EEXIST first).
+ */
+static inline long ksim_mmap_contract(struct ksim_mmap_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE, type = a->flags & KSIM_MAP_TYPE;
+	const bool anon = a->flags & KSIM_MAP_ANONYMOUS;
+	const unsigned long long max_lfs = ~0ULL >> 1;
+
+	if (a->off & (pg - 1))
+		return -EINVAL;
+	if (a->flags & KSIM_MAP_HUGETLB)
+		return -EINVAL;
+	if (!a->len)
+		return -EINVAL;
+	a->len = (a->len + pg - 1) & ~(pg - 1);
+	if ((a->flags & (KSIM_MAP_FIXED | KSIM_MAP_FIXED_NOREPLACE)) && (a->addr & (pg - 1)))
+		return -EINVAL;
+	if (!anon && a->off / pg > (max_lfs - a->len) / pg)
+		return -EOVERFLOW;
+	if (type != KSIM_MAP_SHARED && type != KSIM_MAP_PRIVATE &&
+	    (anon || type != KSIM_MAP_SHARED_VALIDATE))
+		return -EINVAL;
+	if (!anon && type == KSIM_MAP_SHARED_VALIDATE && (a->flags & ~KSIM_LEGACY_MAP_MASK))
+		return -EOPNOTSUPP;
+	if ((a->flags & KSIM_MAP_GROWSDOWN) && (!anon || type != KSIM_MAP_PRIVATE))
+		return -EINVAL;
+	if (!(a->flags & (KSIM_MAP_FIXED | KSIM_MAP_FIXED_NOREPLACE)))
+		a->addr &= ~(pg - 1);
+	a->prot &= KSIM_PROT_READ | KSIM_PROT_WRITE | KSIM_PROT_EXEC;
+	a->flags &= KSIM_MAP_KNOWN;
+	if (anon) {
+		a->fd = ~0UL;
+		a->off = 0;
+	}
 	return 0;
 }
 

@@ -261,16 +261,19 @@ struct address_space {
 };
 
 struct vm_area_desc;
+typedef unsigned int fop_flags_t;	/* include/linux/fs.h: FOP_* (mm_sim/mmap.h) */
 struct file_operations {
+	fop_flags_t fop_flags;			/* do_mmap() reads FOP_MMAP_SYNC: none here */
 	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
 					   unsigned long, unsigned long);
-	int (*mmap)(struct file *, struct vm_area_struct *);	/* NULL: mmap_file() simulates it */
+	int (*mmap)(struct file *, struct vm_area_struct *);	/* not called: mmap_file() simulates it */
 	int (*mmap_prepare)(struct vm_area_desc *);		/* sim_driver.c's driver file has one */
 };
 
 struct file {
 	atomic_long_t f_count;
-	const struct file_operations *f_op;	/* ksim_file_ops: no hooks */
+	fmode_t f_mode;				/* do_mmap() checks FMODE_READ/WRITE */
+	const struct file_operations *f_op;	/* ksim_file_ops: only an ->mmap() */
 	struct address_space *f_mapping;
 	struct address_space ksim_mapping;	/* the inode's mapping */
 	const char *ksim_name;
@@ -390,6 +393,8 @@ struct ksim_vma_lock {
 };
 #endif
 
+#define KSIM_NR_FD	8	/* mm_struct.ksim_fd[]: open files per simulated process */
+
 struct mm_struct {
 	struct maple_tree mm_mt;
 	unsigned long mmap_base;
@@ -440,6 +445,8 @@ struct mm_struct {
 	long ksim_rss;
 	struct list_head ksim_mms;	/* every live mm, for checks */
 	int ksim_id;
+	/* mm-sim: the process's open files, what mmap(2)'s fget(fd) looks up (ksim_fd_install()) */
+	struct file *ksim_fd[KSIM_NR_FD];
 };
 
 struct task_struct {

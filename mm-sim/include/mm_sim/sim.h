@@ -49,17 +49,55 @@ int ksim_fork(struct mm_struct *parent, struct mm_struct **child);
 
 /*
  * Operations.  Addresses and lengths are bytes; flags are vm_flags.
- * ksim_mmap() maps at a fixed address (MAP_FIXED: unmaps what is there);
- * on a tree without mm/vma.c it inserts the VMA directly (no merging).
+ * ksim_mmap() maps at a fixed address (MAP_FIXED: unmaps what is there):
+ * through mmap(2) itself (ksim_sys_mmap()) where the vm_flags are what
+ * mmap(2) can ask for, else mmap_region() with the flags as given (e.g.
+ * VM_DONTCOPY, VM_WIPEONFORK, VM_DONTDUMP, a VM_MAY* bit cleared); on a
+ * tree without mm/vma.c it inserts the VMA directly (no merging).
  * Each returns 0 or a negative errno.
  */
 long ksim_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	       unsigned long vm_flags, struct file *file, unsigned long pgoff);
 int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
+/*
+ * mmap(2) itself, x86-64's SYSCALL_DEFINE6(mmap) -> the tree's
+ * ksys_mmap_pgoff() -> vm_mmap_pgoff() -> do_mmap(): the address or a
+ * negative errno (-ENOSYS without mm/vma.c).  @fd is looked up in @mm's
+ * table (ksim_fd_install()).  The uapi values below.
+ */
+long ksim_sys_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		   unsigned long prot, unsigned long flags, unsigned long fd, unsigned long off);
+#define KSIM_PROT_READ		0x1UL
+#define KSIM_PROT_WRITE		0x2UL
+#define KSIM_PROT_EXEC		0x4UL
+#define KSIM_MAP_SHARED		0x01UL
+#define KSIM_MAP_PRIVATE	0x02UL
+#define KSIM_MAP_SHARED_VALIDATE 0x03UL
+#define KSIM_MAP_TYPE		0x0fUL
+#define KSIM_MAP_FIXED		0x10UL
+#define KSIM_MAP_ANONYMOUS	0x20UL
+#define KSIM_MAP_GROWSDOWN	0x0100UL
+#define KSIM_MAP_DENYWRITE	0x0800UL
+#define KSIM_MAP_EXECUTABLE	0x1000UL
+#define KSIM_MAP_LOCKED		0x2000UL
+#define KSIM_MAP_NORESERVE	0x4000UL
+#define KSIM_MAP_POPULATE	0x8000UL
+#define KSIM_MAP_NONBLOCK	0x10000UL
+#define KSIM_MAP_STACK		0x20000UL
+#define KSIM_MAP_HUGETLB	0x40000UL
+#define KSIM_MAP_SYNC		0x80000UL
+#define KSIM_MAP_FIXED_NOREPLACE 0x100000UL
+#define KSIM_MAP_UNINITIALIZED	0x4000000UL
+/* a process's open files (no fork inheritance): the fd, or -EMFILE; close: 0 or -EBADF */
+int ksim_fd_install(struct mm_struct *mm, struct file *file);
+int ksim_fd_close(struct mm_struct *mm, int fd);
 /* The top-down layout (MMF_TOPDOWN, mmap_base KSIM_MMAP_BASE_TOPDOWN). */
 #define KSIM_MMAP_BASE_TOPDOWN	0x7f0000000000UL
 void ksim_mm_set_topdown(struct mm_struct *mm);
-/* mmap(NULL, len, ..., MAP_PRIVATE|MAP_ANONYMOUS): the address or -errno (-ENOSYS without mm/vma.c) */
+/*
+ * mmap(NULL, len, ..., MAP_PRIVATE|MAP_ANONYMOUS) (ksim_sys_mmap() where @vm_flags
+ * are expressible): the address or -errno (-ENOSYS without mm/vma.c)
+ */
 long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long vm_flags);
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len);	/* kernel_mm.c */
 int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
