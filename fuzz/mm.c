@@ -24,6 +24,9 @@
  *             SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK,
  *             KEEPONFORK, or PR_SET_VMA_ANON_NAME "a", "b", or clearing it.
  *   brk       delta:s8 (pages)
+ *             The kernel's brk(2) refuses (returns the old break) a
+ *             growth that would come within a page of a mapping and a
+ *             shrink with no mapping in [new, old) to unmap.
  *   touch     addr:u16 n:u8 (count (n & 15) + 1, stride (n >> 4) + 1 pages;
  *             flags bit 2: write)
  *   fork      (flags bits 2-3: child slot)
@@ -607,6 +610,8 @@ static void op_brk(struct ksim_fuzz_in *in, struct proc *p)
 		newbrk = hi - PG;
 	if (newbrk > oldbrk && range_any_mapped(p, oldbrk, newbrk + PG))
 		expect = -ENOMEM;	/* sys_brk(): the new heap would touch a mapping */
+	if (newbrk < oldbrk && !range_any_mapped(p, newbrk, oldbrk))
+		expect = -ENOMEM;	/* sys_brk(): no VMA in [newbrk, oldbrk) to shrink */
 	KSIM_FUZZ_TRACE("  brk %#lx -> %#lx\n", oldbrk, newbrk);
 	ksim_mm_info(p->mm, &i0);
 	arm(in);
