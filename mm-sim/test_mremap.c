@@ -919,7 +919,7 @@ struct contract_test {
 	void (*draw)(struct ksim_rng *rng, struct mm_struct *mm, void *args);
 	long (*contract)(struct mm_struct *mm, void *args);	/* canonicalise in place */
 	long (*run)(struct mm_struct *mm, const void *args);
-	int (*show)(char *buf, size_t len, const void *args);
+	int (*show)(char *buf, size_t len, const void *args);	/* "name(args)" */
 	const char *garbage;			/* what garbage the kernel must ignore */
 };
 
@@ -959,21 +959,21 @@ static void contract_run(const struct contract_test *t)
 		if (want) {
 			refused++;
 			KSIM_EXPECT(ra == want && !ksim_mm_snapshot_compare(snap, a),
-				    "%s(%s) = %ld: the contract refuses it (%ld), unchanged", t->call, sraw, ra, want);
+				    "%s = %ld: the contract refuses it (%ld), unchanged", sraw, ra, want);
 		} else {
 			rb = t->run(b, canon);
 			check(b, t->call);
 			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
-				    "%s(%s) = %ld, but %ld with the canonical arguments (%s)%s%s", t->call, sraw,
-				    ra, rb, scanon, ra == rb ? ": " : "", ra == rb ? why : "");
+				    "%s = %ld, but %ld as %s%s%s", sraw, ra, rb, scanon, ra == rb ? ": " : "",
+				    ra == rb ? why : "");
 			failed += ra < 0;
 			garbage += ra == 0 && memcmp(raw, canon, t->size);
 		}
 		if (ksim_problem_count(KSIM_P_TEST)) {
 			struct mm_struct *l = t->layout(seed);
 
-			printf("# the failing call: %s(%s), canonical (%s); the layout is seed %#lx\n", t->call,
-			       sraw, scanon, (unsigned long)seed);
+			printf("# the failing call: %s, canonical %s; the layout is seed %#lx\n", sraw, scanon,
+			       (unsigned long)seed);
 			contract_show_vmas(l, "the layout");
 			contract_show_vmas(a, "after the call as drawn");
 			ksim_mm_exit(l);
@@ -1074,19 +1074,19 @@ static int mlock_show(char *buf, size_t len, const void *args)
 	const struct ksim_mlock_args *a = args;
 
 	if (a->call == KSIM_MLOCK2)
-		return snprintf(buf, len, "%#lx, %#lx, %#x", a->start, a->len, a->flags);
-	return snprintf(buf, len, "%#lx, %#lx", a->start, a->len);
+		return snprintf(buf, len, "mlock2(%#lx, %#lx, %#x)", a->start, a->len, a->flags);
+	return snprintf(buf, len, "%s(%#lx, %#lx)", a->call == KSIM_MLOCK ? "mlock" : "munlock", a->start,
+			a->len);
 }
 
 /*
  * mlock(2), mlock2(2) and munlock(2)'s argument contract (their
- * SYSCALL_DEFINEs and do_mlock(), extracted): ksim_mlock_contract().  The
- * call name printed is "mlock" for all three; mlock2's has three arguments.
+ * SYSCALL_DEFINEs and do_mlock(), extracted): ksim_mlock_contract().
  */
 KSIM_TEST(mlock_argument_contract)
 {
 	static const struct contract_test t = {
-		"mlock", sizeof(struct ksim_mlock_args), mlock_layout, mlock_draw, mlock_contract,
+		"mlock/mlock2/munlock", sizeof(struct ksim_mlock_args), mlock_layout, mlock_draw, mlock_contract,
 		mlock_run, mlock_show, "an unaligned start, a partial last page",
 	};
 
@@ -1130,7 +1130,7 @@ static int munmap_show(char *buf, size_t len, const void *args)
 {
 	const struct ksim_munmap_args *a = args;
 
-	return snprintf(buf, len, "%#lx, %#lx", a->addr, a->len);
+	return snprintf(buf, len, "munmap(%#lx, %#lx)", a->addr, a->len);
 }
 
 /* munmap(2)'s argument contract (__vm_munmap(), the tree's): ksim_munmap_contract(). */
@@ -1243,7 +1243,7 @@ static long brk_run(struct mm_struct *mm, const void *args)
 
 static int brk_show(char *buf, size_t len, const void *args)
 {
-	return snprintf(buf, len, "%#lx", *(const unsigned long *)args);
+	return snprintf(buf, len, "brk(%#lx)", *(const unsigned long *)args);
 }
 
 /*
