@@ -228,9 +228,6 @@ ksim_feature(KSIM_HAVE_LOCK_VMA_UNDER_RCU_MMAP_LOCK_C FILE mm/mmap_lock.c
 ksim_feature(KSIM_HAVE_MLOCK_PAGES_VMA_FLAGS FILE mm/mlock.c
   REGEX "^\tvma_flags_t \\*new_vma_flags\\)$"
   WHY "mlock_vma_pages_range(..., vma_flags_t *new_vma_flags)")
-ksim_feature(KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR FILE mm/mlock.c
-  REGEX "^[ \t]+const vma_flags_t \\*flags\\)"
-  WHY "apply_vma_lock_flags(start, len, const vma_flags_t *flags)")
 ksim_feature(KSIM_HAVE_LOCK_MM_AND_FIND_VMA_MMAP_LOCK_C FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_mm_and_find_vma\\(struct mm_struct \\*mm,$"
   WHY "the page fault's lock_mm_and_find_vma() moved from mm/memory.c to mm/mmap_lock.c")

@@ -164,16 +164,19 @@ def mmap(proc, prot, page, pages, pgoff=0, win=0, flags=0, fault=NOFAULT):
     return mop("mmap", proc, flags, fault, bytes([prot]) + maddr(page, win) + bytes([pages - 1, pgoff]))
 
 
-def munmap(proc, page, pages, win=0, fault=NOFAULT):
-    return mop("munmap", proc, 0, fault, maddr(page, win) + bytes([pages - 1]))
+SHORT = 0x10  # munmap/brk flags bit 4: garbage the argument contract ignores (fuzz/mm.c)
+
+
+def munmap(proc, page, pages, win=0, fault=NOFAULT, garbage=0):
+    return mop("munmap", proc, garbage, fault, maddr(page, win) + bytes([pages - 1]))
 
 
 def mprotect(proc, prot, page, pages, win=0, fault=NOFAULT):
     return mop("mprotect", proc, 0, fault, bytes([prot]) + maddr(page, win) + bytes([pages - 1]))
 
 
-def brk(proc, delta, fault=NOFAULT):
-    return mop("brk", proc, 0, fault, struct.pack("<b", delta))
+def brk(proc, delta, fault=NOFAULT, garbage=0):
+    return mop("brk", proc, garbage, fault, struct.pack("<b", delta))
 
 
 def touch(proc, page, count=1, stride=1, win=0, write=False, fault=NOFAULT):
@@ -286,6 +289,18 @@ def gen_mm():
             mmap(0, RW | FILE, 80, 4, pgoff=30, flags=g), touch(0, 400, 16, write=True),
             fork(0, 1), mmap(1, RW, 1000, 100, pgoff=9, win=1, flags=g), touch(1, 1000, 20, 5, win=1, write=True),
             munmap(0, 305, 10), mmap(0, RW, 300, 20, pgoff=128, flags=g), mop("exit", 1)])
+        # munmap and brk the same way: a length short of its last page, an
+        # unaligned break (kept by the kernel in mm->brk)
+        for tag, g in (("", 0), ("garbage-", SHORT)):
+            seeds[f"brk-munmap-{tag}{cfg}"] = c + shape + b"".join([
+                munmap(0, 20, 5, garbage=g), munmap(0, 500, 3, garbage=g),
+                munmap(0, 600, 4, garbage=g),                                      # a hole: 0
+                brk(0, 20, garbage=g), touch(0, 770, 4, 2, write=True),
+                brk(0, -7, garbage=g), brk(0, 3, garbage=g), brk(0, 0, garbage=g),
+                mmap(0, RW, 800, 4), brk(0, 40, garbage=g),                        # blocked
+                munmap(0, 768, 16, garbage=g), brk(0, -5, garbage=g),              # nothing to shrink
+                brk(0, -100, garbage=g), fork(0, 1), brk(1, 10, garbage=g),
+                munmap(1, 770, 2, garbage=g), mop("exit", 0)])
         seeds[f"madvise-{cfg}"] = c + shape + b"".join([
             madvise(0, NAME_A, 16, 64), madvise(0, NAME_B, 30, 10), madvise(0, NAME_A, 30, 10),
             madvise(0, DONTFORK, 20, 10), fork(0, 1), madvise(1, NAME_B, 0, 100),   # file: -EBADF

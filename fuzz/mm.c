@@ -14,6 +14,9 @@
  *             4 no VM_MAYEXEC.  Private writable without NORESERVE gets
  *             VM_ACCOUNT from the kernel (accountable_mapping()).
  *   munmap    addr:u16 len:u8
+ *             flags bit 4: the length passed short of its last page by
+ *             PAGE_SIZE - 1 bytes, garbage the contract ignores
+ *             (mm_sim/contract.h); the model gets the canonical length.
  *   mprotect  prot:u8 addr:u16 len:u8
  *             prot bits 0-2 READ, WRITE, EXEC; bits 3-4 garbage the
  *             contract ignores (mm_sim/contract.h): 3 PROT_SEM, 4 a length
@@ -24,6 +27,13 @@
  *             SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK,
  *             KEEPONFORK, or PR_SET_VMA_ANON_NAME "a", "b", or clearing it.
  *   brk       delta:s8 (pages)
+ *             flags bit 4: the break passed PAGE_SIZE - 1 bytes short of
+ *             the page boundary (not at start_brk, which it would fall
+ *             below): the kernel keeps it in mm->brk, the heap's mapping
+ *             ends on the boundary, as the contract says; the model gets
+ *             the boundary.  The kernel's brk(2) refuses (returns the old
+ *             break) a growth that would come within a page of a mapping
+ *             and a shrink with no mapping in [new, old) to unmap.
  *   touch     addr:u16 n:u8 (count (n & 15) + 1, stride (n >> 4) + 1 pages;
  *             flags bit 2: write)
  *   fork      (flags bits 2-3: child slot)
@@ -454,16 +464,21 @@ static void op_mmap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	}
 }
 
+/* munmap [addr, end); @garbage: the length passed short of its last page (flags bit 4) */
 static void op_munmap_range(struct ksim_fuzz_in *in, struct proc *p, unsigned long addr,
-			    unsigned long end)
+			    unsigned long end, bool garbage)
 {
+	struct ksim_munmap_args raw = { addr, end - addr - (garbage ? PG - 1 : 0) }, canon = raw;
 	struct ksim_mm_info i0, i1;
 	int r;
 
-	KSIM_FUZZ_TRACE("  munmap [%#lx, %#lx)\n", addr, end);
+	/* The garbage is chosen so that the contract maps it back (a harness check). */
+	KSIM_FUZZ_CHECK(!ksim_munmap_contract(&canon) && canon.addr == addr && canon.len == end - addr,
+			"munmap garbage the contract does not undo");
+	KSIM_FUZZ_TRACE("  munmap [%#lx, %#lx)%s\n", addr, end, garbage ? " (length short)" : "");
 	ksim_mm_info(p->mm, &i0);
 	arm(in);
-	r = ksim_munmap(p->mm, addr, end - addr);
+	r = ksim_munmap(p->mm, raw.addr, raw.len);
 	disarm();
 	KSIM_FUZZ_TRACE("    = %d\n", r);
 	if (r) {
@@ -640,10 +655,12 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
 	memcpy(p->pg, kpages, sizeof(kpages));
 }
 
-static void op_brk(struct ksim_fuzz_in *in, struct proc *p)
+/* @garbage (flags bit 4): the break passed unaligned, PAGE_SIZE - 1 bytes short */
+static void op_brk(struct ksim_fuzz_in *in, struct proc *p, bool garbage)
 {
 	long delta = (int8_t)ksim_fuzz_u8(in);
 	unsigned long oldbrk = p->brk, newbrk, lo = start_brk(), hi = win_base[0] + WIN_PAGES * PG;
+	unsigned long raw, canon;
 	struct ksim_mm_info i0, i1;
 	long expect = 0;
 	int r;
@@ -653,12 +670,18 @@ static void op_brk(struct ksim_fuzz_in *in, struct proc *p)
 		newbrk = lo;
 	if (newbrk > hi - PG)
 		newbrk = hi - PG;
+	/* below start_brk the kernel refuses it: no garbage at the heap's start */
+	raw = canon = newbrk - (garbage && newbrk > lo ? PG - 1 : 0);
+	KSIM_FUZZ_CHECK(!ksim_brk_contract(&canon, lo) && canon == newbrk,
+			"brk garbage the contract does not undo");
 	if (newbrk > oldbrk && range_any_mapped(p, oldbrk, newbrk + PG))
 		expect = -ENOMEM;	/* sys_brk(): the new heap would touch a mapping */
-	KSIM_FUZZ_TRACE("  brk %#lx -> %#lx\n", oldbrk, newbrk);
+	if (newbrk < oldbrk && !range_any_mapped(p, newbrk, oldbrk))
+		expect = -ENOMEM;	/* sys_brk(): no VMA in [newbrk, oldbrk) to shrink */
+	KSIM_FUZZ_TRACE("  brk %#lx -> %#lx (%#lx)\n", oldbrk, newbrk, raw);
 	ksim_mm_info(p->mm, &i0);
 	arm(in);
-	r = ksim_brk(p->mm, newbrk);
+	r = ksim_brk(p->mm, raw);
 	disarm();
 	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
 	if (r != expect) {
@@ -1070,7 +1093,7 @@ static void run_op(struct ksim_fuzz_in *in)
 	case OP_MUNMAP: {
 		unsigned long addr = dec_addr(in);
 
-		op_munmap_range(in, p, addr, addr + dec_len(in));
+		op_munmap_range(in, p, addr, addr + dec_len(in), flags & 0x10);
 		break;
 	}
 	case OP_MPROTECT:
@@ -1080,7 +1103,7 @@ static void run_op(struct ksim_fuzz_in *in)
 			op_mprotect(in, p);
 		break;
 	case OP_BRK:
-		op_brk(in, p);
+		op_brk(in, p, flags & 0x10);
 		break;
 	case OP_TOUCH:
 		op_touch(in, p, flags & 4);
@@ -1100,7 +1123,7 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	case OP_UNMAP_ALL:
 		for (int w = 0; w < NWIN; w++)
-			op_munmap_range(in, p, win_base[w], win_base[w] + WIN_PAGES * PG);
+			op_munmap_range(in, p, win_base[w], win_base[w] + WIN_PAGES * PG, false);
 		break;
 	}
 	check_all(opc == OP_MPROTECT && (flags & 0xe0) == 0xe0 ? "madvise" : op_names[opc]);

@@ -15,6 +15,8 @@
  *   mm_mmap_gen.c (6.12+)              mmap(2): ksys_mmap_pgoff(),
  *                                      vm_mmap_pgoff(), do_mmap()
  *                                      (extract/mmap.txt)
+ *   mm_syscalls_gen.c                  mlock(2), mlock2(2), munlock(2),
+ *                                      brk(2) (extract/syscalls.txt)
  *
  * Static kernel functions the simulator drives (dup_mmap) get a ksim_
  * wrapper at the end; the kernel's static caches are defined here, as the
@@ -260,6 +262,14 @@ int ksim_vm_munmap(unsigned long start, size_t len, bool unlock)
 {
 	return __vm_munmap(start, len, unlock);
 }
+
+/*
+ * mlock(2), mlock2(2), munlock(2) and brk(2), the syscall bodies
+ * (extract/syscalls.txt): ksim_sys_mlock() & co. on current->mm, called
+ * by sim.c.  After mm_mremap_gen.c: brk's check_brk_limits() calls
+ * get_unmapped_area() from there.
+ */
+#include "mm_syscalls_gen.c"
 
 /* get_unmapped_area(NULL, 0, len, 0, 0) for current->mm == @mm, mmap lock held */
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)
@@ -573,27 +583,5 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 int ksim_do_mprotect(unsigned long start, size_t len, unsigned long prot)
 {
 	return do_mprotect_pkey(start, len, prot, -1);
-}
-
-/* mlock(2)'s VMA loop (extracted apply_vma_lock_flags()); flags as vm_flags_t */
-int ksim_apply_vma_lock_flags(unsigned long start, size_t len, unsigned long flags)
-{
-#if KSIM_HAVE_APPLY_VMA_LOCK_FLAGS_PTR
-	vma_flags_t vf = legacy_to_vma_flags(flags);
-
-	return apply_vma_lock_flags(start, len, &vf);
-#else
-	return apply_vma_lock_flags(start, len, flags);
-#endif
-}
-
-int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
-		      unsigned long addr, unsigned long len, unsigned long flags)
-{
-#if KSIM_HAVE_MMAP_REGION_IN_VMA_C	/* do_brk_flags() takes vma_flags_t there */
-	return do_brk_flags(vmi, vma, addr, len, legacy_to_vma_flags(flags));
-#else
-	return do_brk_flags(vmi, vma, addr, len, flags);
-#endif
 }
 #endif

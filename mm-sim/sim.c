@@ -6,10 +6,10 @@
  *
  * The syscall layer above the kernel functions is ours and kept thin:
  * ksim_mmap() is mmap(2) (real from ksys_mmap_pgoff() down) with MAP_FIXED,
- * or mmap_region() (real) for flags mmap(2) cannot ask for, ksim_munmap() is
- * do_vmi_munmap() (real), ksim_mprotect() walks the VMAs in range calling
- * mprotect_fixup() (real) as do_mprotect_pkey() does, ksim_brk() calls
- * do_brk_flags() or do_vmi_munmap() (real) as sys_brk() does, ksim_fork()
+ * or mmap_region() (real) for flags mmap(2) cannot ask for; ksim_munmap(),
+ * ksim_mprotect(), ksim_mlock(), ksim_brk() and ksim_mremap() are the
+ * kernel's own syscall bodies (__vm_munmap(), do_mprotect_pkey(),
+ * SYSCALL_DEFINE*(mlock, mlock2, munlock, brk, mremap)); ksim_fork()
  * is dup_mm(): a new mm, dup_mmap() (real), and mmput() -> exit_mmap()
  * (real) if it failed.  ksim_touch() is the page-fault path, simulated:
  * anon_vma_prepare() (real) and the page-table walk that allocates tables.
@@ -39,8 +39,6 @@ int ksim_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 void ksim_mm_caches_init(void);
 pte_t *ksim_pte_lookup(struct mm_struct *mm, unsigned long addr);
 pte_t *ksim_pte_alloc(struct mm_struct *mm, unsigned long addr);
-int ksim_do_brk_flags(struct vma_iterator *vmi, struct vm_area_struct *vma,
-		      unsigned long addr, unsigned long len, unsigned long flags);
 
 #define CHECK(cond, ...) do {							\
 	if (unlikely(!(cond))) {						\
@@ -358,26 +356,45 @@ int ksim_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len)
 }
 
 /*
- * mlock(2), mlock2(MLOCK_ONFAULT) and munlock(2) below do_mlock(): the
- * tree's apply_vma_lock_flags() -> mlock_fixup() under the mmap write lock.
- * Left out: do_mlock()'s RLIMIT_MEMLOCK check and __mm_populate() (no
- * rlimits, nothing to populate).  @flags: 0 (munlock), VM_LOCKED, or
- * VM_LOCKED | VM_LOCKONFAULT.
+ * mlock(2), mlock2(2) and munlock(2): the syscall bodies (mm/mlock.c,
+ * extract/syscalls.txt) on current->mm, so the start is rounded down and
+ * the length up over its offset by the kernel, as mlock(2) says ("all
+ * pages that contain a part of the specified address range").  Where
+ * ksim differs: no RLIMIT_MEMLOCK (rlimit() is RLIM_INFINITY), and
+ * __mm_populate() faults nothing in (mm_sim/kernel.h).
  */
-int ksim_apply_vma_lock_flags(unsigned long start, size_t len, unsigned long flags);
+long ksim_sys_mlock(unsigned long start, size_t len);
+long ksim_sys_mlock2(unsigned long start, size_t len, int flags);
+long ksim_sys_munlock(unsigned long start, size_t len);
+
+long ksim_sys_call_mlock2(struct mm_struct *mm, unsigned long start, unsigned long len, int flags)
+{
+#if KSIM_HAVE_MM_VMA_C
+	long ret;
+
+	ksim_set_current(mm);
+	ret = ksim_sys_mlock2(start, len, flags);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* @flags: 0 munlock(2), VM_LOCKED mlock(2), VM_LOCKED | VM_LOCKONFAULT mlock2(MLOCK_ONFAULT) */
 int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags)
 {
 #if KSIM_HAVE_MM_VMA_C
-	int err;
+	long ret;
 
-	if (start & ~PAGE_MASK)
+	if (flags == (VM_LOCKED | VM_LOCKONFAULT))
+		return ksim_sys_call_mlock2(mm, start, len, MLOCK_ONFAULT);
+	if (flags && flags != VM_LOCKED)
 		return -EINVAL;
 	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	err = ksim_apply_vma_lock_flags(start, PAGE_ALIGN(len), flags);
-	mmap_write_unlock(mm);
+	ret = flags ? ksim_sys_mlock(start, len) : ksim_sys_munlock(start, len);
 	ksim_set_current(NULL);
-	return err;
+	return ret;
 #else
 	return -ENOSYS;
 #endif
@@ -559,45 +576,40 @@ void ksim_mm_set_brk(struct mm_struct *mm, unsigned long start)
 	mm->start_brk = mm->brk = start;
 }
 
-/* sys_brk() without randomisation or rlimits: grow with do_brk_flags(), shrink with munmap. */
+/*
+ * brk(2): the syscall body (mm/mmap.c, extract/syscalls.txt) on
+ * current->mm.  It returns the new break on success and the current one
+ * on failure (a value below start_brk included), or -EINTR when the mmap
+ * lock wait is interrupted.  CONFIG_COMPAT_BRK off, no RLIMIT_DATA
+ * (mm_sim/kernel.h).
+ */
+long ksim_sys_brk(unsigned long brk);
+unsigned long ksim_sys_call_brk(struct mm_struct *mm, unsigned long brk)
+{
+#if KSIM_HAVE_MM_VMA_C
+	unsigned long ret;
+
+	ksim_set_current(mm);
+	ret = ksim_sys_brk(brk);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * brk(2) as glibc's brk() reports it: 0 when the kernel returned @newbrk,
+ * else -ENOMEM (it returned the old break; -EINTR passes through).
+ */
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk)
 {
 #if KSIM_HAVE_MM_VMA_C
-	unsigned long oldbrk = PAGE_ALIGN(mm->brk);
-	struct vm_area_struct *brkvma, *next;
-	VMA_ITERATOR(vmi, mm, 0);
-	LIST_HEAD(uf);
-	int ret = 0;
+	unsigned long ret = ksim_sys_call_brk(mm, newbrk);
 
-	if (newbrk < mm->start_brk)
-		return -EINVAL;
-	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	newbrk = PAGE_ALIGN(newbrk);
-	if (newbrk == oldbrk) {
-		mm->brk = newbrk;
-	} else if (newbrk < oldbrk) {
-		vma_iter_init(&vmi, mm, newbrk);
-		ret = do_vmi_munmap(&vmi, mm, newbrk, oldbrk - newbrk, &uf, false);
-		if (!ret)
-			mm->brk = newbrk;
-	} else {
-		vma_iter_init(&vmi, mm, oldbrk);
-		next = vma_find(&vmi, newbrk + PAGE_SIZE);
-		if (next) {
-			ret = -ENOMEM;
-		} else {
-			brkvma = vma_prev_limit(&vmi, mm->start_brk);
-			ret = ksim_do_brk_flags(&vmi, brkvma, oldbrk, newbrk - oldbrk, 0);
-			if (!ret)
-				mm->brk = newbrk;
-		}
-	}
-	mmap_write_unlock(mm);
-	userfaultfd_unmap_complete(mm, &uf);	/* sys_brk(), after the unlock */
-	ksim_hooks_uf_done(mm, &uf, "brk");
-	ksim_set_current(NULL);
-	return ret;
+	if (IS_ERR_VALUE(ret))
+		return (int)ret;
+	return ret == newbrk ? 0 : -ENOMEM;
 #else
 	return -ENOSYS;
 #endif
@@ -733,6 +745,9 @@ out:
 void ksim_mm_info(struct mm_struct *mm, struct ksim_mm_info *out)
 {
 	out->map_count = mm->map_count;
+	out->locked_vm = mm->locked_vm;
+	out->start_brk = mm->start_brk;
+	out->brk = mm->brk;
 	out->total_vm = mm->total_vm;
 	out->data_vm = mm->data_vm;
 	out->exec_vm = mm->exec_vm;

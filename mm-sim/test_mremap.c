@@ -650,7 +650,7 @@ struct mm_struct *contract_layout(uint64_t seed)
 	return mm;
 }
 
-/* Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or not), pages mapped, counters. */
+/* Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or not), pages mapped, counters (locked_vm too). */
 bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
 {
 	static struct ksim_vma_info va[32], vb[32];
@@ -681,9 +681,11 @@ bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t l
 	}
 	ksim_mm_info(a, &ia);
 	ksim_mm_info(b, &ib);
-	if (ia.total_vm != ib.total_vm || ia.data_vm != ib.data_vm || ia.rss != ib.rss) {
-		snprintf(why, len, "total_vm %lu/%lu data_vm %lu/%lu rss %ld/%ld", ia.total_vm, ib.total_vm,
-			 ia.data_vm, ib.data_vm, ia.rss, ib.rss);
+	if (ia.total_vm != ib.total_vm || ia.data_vm != ib.data_vm || ia.rss != ib.rss ||
+	    ia.locked_vm != ib.locked_vm) {
+		snprintf(why, len, "total_vm %lu/%lu data_vm %lu/%lu rss %ld/%ld locked_vm %lu/%lu",
+			 ia.total_vm, ib.total_vm, ia.data_vm, ib.data_vm, ia.rss, ib.rss, ia.locked_vm,
+			 ib.locked_vm);
 		return false;
 	}
 	return true;
@@ -900,4 +902,362 @@ KSIM_TEST(mprotect_argument_contract)
 	printf("# %lu calls: %lu refused by the contract, %lu failed in the kernel, %lu succeeded with "
 	       "garbage the kernel must ignore (a partial last page, PROT_SEM)\n", i, refused, failed, garbage);
 	check_all_freed();
+}
+
+/*
+ * The argument-contract tests below share one differential loop: a call
+ * is drawn (every argument, garbage included) on a layout drawn from a
+ * seed, run as drawn on one process and, unless the contract refuses it,
+ * canonicalised and run on an identical process: same result, same VMAs,
+ * pages and counters.  A refused call returns the contract's error and
+ * leaves the process unchanged (snapshot).  Invariants after every call.
+ */
+struct contract_test {
+	const char *call;
+	size_t size;				/* of the argument struct */
+	struct mm_struct *(*layout)(uint64_t seed);
+	void (*draw)(struct ksim_rng *rng, struct mm_struct *mm, void *args);
+	long (*contract)(struct mm_struct *mm, void *args);	/* canonicalise in place */
+	long (*run)(struct mm_struct *mm, const void *args);
+	int (*show)(char *buf, size_t len, const void *args);	/* "name(args)" */
+	const char *garbage;			/* what garbage the kernel must ignore */
+};
+
+static void contract_show_vmas(struct mm_struct *mm, const char *what)
+{
+	struct ksim_vma_info v[8];
+	int j, n = ksim_mm_vmas(mm, v, 8);
+
+	printf("# %s:\n", what);
+	for (j = 0; j < n && j < 8; j++)
+		printf("#   [%#lx, %#lx) flags %#lx pgoff %#lx%s\n", v[j].start, v[j].end, v[j].flags,
+		       v[j].pgoff, v[j].anon_vma ? " anon_vma" : "");
+}
+
+static void contract_run(const struct contract_test *t)
+{
+	struct ksim_rng *rng = ksim_test_rng();
+	unsigned long runs = 1500, i, refused = 0, garbage = 0, failed = 0;
+	char why[256], sraw[128], scanon[128];
+	unsigned char raw[64], canon[64];
+
+	KSIM_ASSERT(t->size <= sizeof(raw));
+	for (i = 0; i < runs && !ksim_problem_count(KSIM_P_TEST); i++) {
+		uint64_t seed = ksim_rng_next(rng);
+		struct mm_struct *a = t->layout(seed), *b = t->layout(seed);
+		struct ksim_mm_snapshot *snap = ksim_mm_snapshot(a);
+		long ra, rb, want;
+
+		memset(raw, 0, sizeof(raw));
+		t->draw(rng, a, raw);
+		memcpy(canon, raw, t->size);
+		want = t->contract(a, canon);
+		t->show(sraw, sizeof(sraw), raw);
+		t->show(scanon, sizeof(scanon), canon);
+		ra = t->run(a, raw);
+		check(a, t->call);
+		if (want) {
+			refused++;
+			KSIM_EXPECT(ra == want && !ksim_mm_snapshot_compare(snap, a),
+				    "%s = %ld: the contract refuses it (%ld), unchanged", sraw, ra, want);
+		} else {
+			rb = t->run(b, canon);
+			check(b, t->call);
+			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
+				    "%s = %ld, but %ld as %s%s%s", sraw, ra, rb, scanon, ra == rb ? ": " : "",
+				    ra == rb ? why : "");
+			failed += ra < 0;
+			garbage += ra == 0 && memcmp(raw, canon, t->size);
+		}
+		if (ksim_problem_count(KSIM_P_TEST)) {
+			struct mm_struct *l = t->layout(seed);
+
+			printf("# the failing call: %s, canonical %s; the layout is seed %#lx\n", sraw, scanon,
+			       (unsigned long)seed);
+			contract_show_vmas(l, "the layout");
+			contract_show_vmas(a, "after the call as drawn");
+			ksim_mm_exit(l);
+		}
+		ksim_mm_snapshot_free(snap);
+		ksim_mm_exit(a);
+		ksim_mm_exit(b);
+	}
+	printf("# %lu calls: %lu refused by the contract, %lu failed in the kernel, %lu succeeded with "
+	       "garbage the kernel must ignore (%s)\n", i, refused, failed, garbage, t->garbage);
+	check_all_freed();
+}
+
+/* An address in one of @mm's VMAs (page @k of it, of @pages) for the draws below. */
+static unsigned long contract_addr(struct ksim_rng *rng, struct mm_struct *mm, unsigned long *pages,
+				   unsigned long *k)
+{
+	struct ksim_vma_info v[8];
+	int n = ksim_mm_vmas(mm, v, 8), i = ksim_rng_below(rng, n < 8 ? n : 8);
+
+	*pages = (v[i].end - v[i].start) / PG;
+	*k = ksim_rng_below(rng, *pages);
+	return v[i].start + *k * PG;
+}
+
+/*
+ * The contract layout, and on some of them part of one mapping mlock()ed
+ * (sometimes MLOCK_ONFAULT), the same on both processes: what munlock and
+ * a second mlock meet.
+ */
+static struct mm_struct *mlock_layout(uint64_t seed)
+{
+	struct mm_struct *mm = contract_layout(seed);
+	struct ksim_rng rng;
+	unsigned long pages, k, addr;
+
+	ksim_rng_seed(&rng, seed ^ 0x6d6c6f636bUL);
+	if (ksim_rng_below(&rng, 3)) {
+		addr = contract_addr(&rng, mm, &pages, &k);
+		KSIM_EXPECT(!ksim_mlock(mm, addr, (1 + ksim_rng_below(&rng, pages - k)) * PG,
+					KSIM_VM_LOCKED | (ksim_rng_below(&rng, 2) ? KSIM_VM_LOCKONFAULT : 0)));
+	}
+	return mm;
+}
+
+/*
+ * Draw an mlock(2), mlock2(2) or munlock(2): mlock2's flags sometimes
+ * with bits other than MLOCK_ONFAULT; a start in a mapping, sometimes
+ * unaligned; a length mostly inside the mapping, sometimes past it, often
+ * not a page multiple; sometimes 0 (then from an aligned start: see
+ * ksim_mlock_contract()).
+ */
+static void mlock_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	struct ksim_mlock_args *a = args;
+	unsigned long pages, k;
+
+	a->call = ksim_rng_below(rng, 3);
+	a->flags = 0;
+	if (a->call == KSIM_MLOCK2) {
+		a->flags = ksim_rng_below(rng, 2) ? KSIM_MLOCK_ONFAULT : 0;
+		if (!ksim_rng_below(rng, 4))
+			a->flags |= 1 << (1 + ksim_rng_below(rng, 30));
+	}
+	a->start = contract_addr(rng, mm, &pages, &k);
+	a->len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		a->len -= ksim_rng_below(rng, PG);
+	if (ksim_rng_below(rng, 4))	/* an unaligned start, its offset within the length */
+		a->start += ksim_rng_below(rng, a->len < PG ? a->len : PG);
+	if (!ksim_rng_below(rng, 16)) {
+		a->start &= ~(PG - 1);
+		a->len = 0;
+	}
+}
+
+static long mlock_contract(struct mm_struct *mm, void *args)
+{
+	return ksim_mlock_contract(args);
+}
+
+static long mlock_run(struct mm_struct *mm, const void *args)
+{
+	const struct ksim_mlock_args *a = args;
+
+	switch (a->call) {
+	case KSIM_MLOCK:
+		return ksim_mlock(mm, a->start, a->len, KSIM_VM_LOCKED);
+	case KSIM_MLOCK2:
+		return ksim_sys_call_mlock2(mm, a->start, a->len, a->flags);
+	default:
+		return ksim_mlock(mm, a->start, a->len, 0);
+	}
+}
+
+static int mlock_show(char *buf, size_t len, const void *args)
+{
+	const struct ksim_mlock_args *a = args;
+
+	if (a->call == KSIM_MLOCK2)
+		return snprintf(buf, len, "mlock2(%#lx, %#lx, %#x)", a->start, a->len, a->flags);
+	return snprintf(buf, len, "%s(%#lx, %#lx)", a->call == KSIM_MLOCK ? "mlock" : "munlock", a->start,
+			a->len);
+}
+
+/*
+ * mlock(2), mlock2(2) and munlock(2)'s argument contract (their
+ * SYSCALL_DEFINEs and do_mlock(), extracted): ksim_mlock_contract().
+ */
+KSIM_TEST(mlock_argument_contract)
+{
+	static const struct contract_test t = {
+		"mlock/mlock2/munlock", sizeof(struct ksim_mlock_args), mlock_layout, mlock_draw, mlock_contract,
+		mlock_run, mlock_show, "an unaligned start, a partial last page",
+	};
+
+	SKIP_WITHOUT_VMA_C();
+	contract_run(&t);
+}
+
+/*
+ * Draw a munmap(2): an address in a mapping (sometimes unaligned), a
+ * length mostly inside it, sometimes past it into a hole or the next one,
+ * often short of its last page, sometimes 0.
+ */
+static void munmap_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	struct ksim_munmap_args *a = args;
+	unsigned long pages, k;
+
+	a->addr = contract_addr(rng, mm, &pages, &k);
+	if (!ksim_rng_below(rng, 16))
+		a->addr += 1 + ksim_rng_below(rng, PG - 1);
+	a->len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		a->len -= ksim_rng_below(rng, PG);
+	if (!ksim_rng_below(rng, 16))
+		a->len = 0;
+}
+
+static long munmap_contract(struct mm_struct *mm, void *args)
+{
+	return ksim_munmap_contract(args);
+}
+
+static long munmap_run(struct mm_struct *mm, const void *args)
+{
+	const struct ksim_munmap_args *a = args;
+
+	return ksim_munmap(mm, a->addr, a->len);
+}
+
+static int munmap_show(char *buf, size_t len, const void *args)
+{
+	const struct ksim_munmap_args *a = args;
+
+	return snprintf(buf, len, "munmap(%#lx, %#lx)", a->addr, a->len);
+}
+
+/* munmap(2)'s argument contract (__vm_munmap(), the tree's): ksim_munmap_contract(). */
+KSIM_TEST(munmap_argument_contract)
+{
+	static const struct contract_test t = {
+		"munmap", sizeof(struct ksim_munmap_args), contract_layout, munmap_draw, munmap_contract,
+		munmap_run, munmap_show, "a partial last page",
+	};
+
+	SKIP_WITHOUT_VMA_C();
+	contract_run(&t);
+}
+
+/*
+ * The contract layout with a heap above it: start_brk 8-15 pages past the
+ * mappings' half of the window, the break 0-11 pages further (sometimes
+ * not page-aligned), some heap pages touched; sometimes a mapping above
+ * the heap that stops it growing (one page beyond its end), or a stack
+ * (VM_GROWSDOWN) whose guard gap (stack_guard_gap, 256 pages) does.
+ */
+#define BRK_HEAP	(CW + (CW_PAGES / 2 + 8) * PG)
+static struct mm_struct *brk_layout(uint64_t seed)
+{
+	struct mm_struct *mm = contract_layout(seed);
+	struct ksim_rng rng;
+	unsigned long start, brk, k;
+
+	ksim_rng_seed(&rng, seed ^ 0x62726bUL);
+	start = BRK_HEAP + ksim_rng_below(&rng, 8) * PG;
+	ksim_mm_set_brk(mm, start);
+	brk = start + ksim_rng_below(&rng, 12) * PG;
+	if (brk > start && ksim_rng_below(&rng, 2))
+		brk -= ksim_rng_below(&rng, PG);
+	KSIM_EXPECT(!ksim_brk(mm, brk));
+	for (k = start; k < brk; k += PG)
+		if (ksim_rng_below(&rng, 2))
+			KSIM_EXPECT(!ksim_touch(mm, k, true));
+	switch (ksim_rng_below(&rng, 4)) {
+	case 0:
+		KSIM_EXPECT(!ksim_mmap(mm, BRK_HEAP + (20 + ksim_rng_below(&rng, 8)) * PG, 2 * PG, ANON_RO,
+				       NULL, 0));
+		break;
+	case 1:
+		KSIM_EXPECT(!ksim_mmap(mm, BRK_HEAP + 40 * PG, 4 * PG, ANON_RW_NORESERVE | KSIM_VM_GROWSDOWN,
+				       NULL, 0));
+		break;
+	}
+	return mm;
+}
+
+/*
+ * Draw a brk(2): mostly a break in the heap's range, above or below the
+ * current one, often not page-aligned; sometimes below start_brk, or
+ * garbage (any 64-bit value, or one within a few pages of ~0UL).
+ */
+static void brk_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	unsigned long *brk = args;
+	struct ksim_mm_info in;
+
+	ksim_mm_info(mm, &in);
+	switch (ksim_rng_below(rng, 16)) {
+	case 0:
+		*brk = in.start_brk - 1 - ksim_rng_below(rng, 4 * PG);
+		break;
+	case 1:
+		*brk = ksim_rng_next(rng);
+		break;
+	case 2:
+		*brk = ~0UL - ksim_rng_below(rng, 3 * PG);
+		break;
+	default:
+		*brk = in.start_brk + ksim_rng_below(rng, 32) * PG;
+		if (ksim_rng_below(rng, 2))
+			*brk -= ksim_rng_below(rng, *brk > in.start_brk ? PG : 1);
+		break;
+	}
+}
+
+static long brk_contract(struct mm_struct *mm, void *args)
+{
+	struct ksim_mm_info in;
+
+	ksim_mm_info(mm, &in);
+	return ksim_brk_contract(args, in.start_brk);
+}
+
+/*
+ * The kernel's brk(2) as 0 when it returned the break asked for, -ENOMEM
+ * when it returned the one before the call; and the break it left:
+ * the one asked for, as given, or the old one.
+ */
+static long brk_run(struct mm_struct *mm, const void *args)
+{
+	unsigned long brk = *(const unsigned long *)args, ret;
+	struct ksim_mm_info before, after;
+
+	ksim_mm_info(mm, &before);
+	ret = ksim_sys_call_brk(mm, brk);
+	ksim_mm_info(mm, &after);
+	if (ret == brk) {
+		KSIM_EXPECT(after.brk == brk, "brk(%#lx) succeeded, mm->brk %#lx", brk, after.brk);
+		return 0;
+	}
+	KSIM_EXPECT(ret == before.brk && after.brk == before.brk,
+		    "brk(%#lx) = %#lx, the break was %#lx and is %#lx", brk, ret, before.brk, after.brk);
+	return -ENOMEM;
+}
+
+static int brk_show(char *buf, size_t len, const void *args)
+{
+	return snprintf(buf, len, "brk(%#lx)", *(const unsigned long *)args);
+}
+
+/*
+ * brk(2)'s argument contract (SYSCALL_DEFINE1(brk), extracted):
+ * ksim_brk_contract().  The mappings must agree; the break itself is the
+ * value given (brk_run()).
+ */
+KSIM_TEST(brk_argument_contract)
+{
+	static const struct contract_test t = {
+		"brk", sizeof(unsigned long), brk_layout, brk_draw, brk_contract, brk_run, brk_show,
+		"an unaligned break",
+	};
+
+	SKIP_WITHOUT_VMA_C();
+	contract_run(&t);
 }

@@ -12,12 +12,15 @@
  *
  * Only calls whose argument handling is the kernel's own code are here:
  * mremap(2) (SYSCALL_DEFINE5(mremap), both mm/mremap.c generations),
- * mprotect(2) (do_mprotect_pkey(); mm-sim/mprotect_argument_contract) and
+ * mprotect(2) (do_mprotect_pkey(); mm-sim/mprotect_argument_contract),
  * mmap(2) (ksys_mmap_pgoff() -> do_mmap() below x86-64's two-line
- * SYSCALL_DEFINE6(mmap); mm-sim/mmap_argument_contract).  mm-sim's munmap,
- * mlock, madvise, brk, mbind and the uffd calls take tidy arguments from
- * ksim code (sim.c): a contract check there would test ksim, so they are
- * not covered (mm-sim/README.md).
+ * SYSCALL_DEFINE6(mmap); mm-sim/mmap_argument_contract), mlock(2),
+ * mlock2(2), munlock(2) (their SYSCALL_DEFINEs and do_mlock();
+ * mm-sim/mlock_argument_contract), munmap(2) (__vm_munmap();
+ * mm-sim/munmap_argument_contract) and brk(2) (SYSCALL_DEFINE1(brk);
+ * mm-sim/brk_argument_contract).  mm-sim's madvise, mbind and the
+ * uffd calls take tidy arguments from ksim code (sim.c): a contract check
+ * there would test ksim, so they are not covered (mm-sim/README.md).
  */
 #ifndef _MM_SIM_CONTRACT_H
 #define _MM_SIM_CONTRACT_H
@@ -182,6 +185,83 @@ static inline long ksim_mmap_contract(struct ksim_mmap_args *a)
 		a->fd = ~0UL;
 		a->off = 0;
 	}
+	return 0;
+}
+
+enum ksim_mlock_call { KSIM_MLOCK, KSIM_MLOCK2, KSIM_MUNLOCK };
+
+struct ksim_mlock_args {
+	enum ksim_mlock_call call;
+	unsigned long start, len;
+	int flags;		/* mlock2(2)'s; the others have none */
+};
+
+/*
+ * mlock(2), mlock2(2), munlock(2): -EINVAL for mlock2() flags other than
+ * MLOCK_ONFAULT (the man page: "EINVAL (mlock2()) Unknown flags were
+ * specified"); else 0, and @a is the canonical call: @start rounded down
+ * to its page ("Under Linux, mlock(), mlock2(), and munlock()
+ * automatically round addr down to the nearest page boundary") and @len
+ * rounded up so the range still ends where it did (the man page: "all
+ * pages that contain a part of the specified address range").  A length
+ * of 0 stays 0 and the call does nothing; callers pass it with an aligned
+ * @start only (the kernel rounds 0 up over an unaligned start's offset and
+ * locks the page: mm-sim/README.md).  Lengths are expected far below
+ * ULONG_MAX - @start (the rounding wraps there).
+ */
+static inline long ksim_mlock_contract(struct ksim_mlock_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+
+	if (a->call == KSIM_MLOCK2 && (a->flags & ~KSIM_MLOCK_ONFAULT))
+		return -EINVAL;
+	if (a->len)
+		a->len = (a->len + (a->start & (pg - 1)) + pg - 1) & ~(pg - 1);
+	a->start &= ~(pg - 1);
+	return 0;
+}
+
+struct ksim_munmap_args {
+	unsigned long addr, len;
+};
+
+/*
+ * munmap(2): -EINVAL for an unaligned @addr ("addr must be a multiple of
+ * the page size") and a @len of 0 ("EINVAL (since Linux 2.6.12) length
+ * was 0"); else 0, and @a is the canonical call: @len rounded up to pages
+ * ("All pages containing a part of the indicated range are unmapped").
+ * Ranges are expected below TASK_SIZE (past it: -EINVAL too, "addr,
+ * length ... too large").
+ */
+static inline long ksim_munmap_contract(struct ksim_munmap_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+
+	if (a->addr & (pg - 1) || !a->len)
+		return -EINVAL;
+	a->len = (a->len + pg - 1) & ~(pg - 1);
+	return 0;
+}
+
+/*
+ * brk(2), the system call (not glibc's wrapper): a @brk below the heap's
+ * start (@start_brk) is refused: the call returns the current break and
+ * changes nothing ("On failure, the system call returns the current
+ * break"); -ENOMEM here, the errno glibc's brk() sets.  So is one whose
+ * rounding to a page would wrap past ~0UL (far beyond TASK_SIZE, where
+ * every break fails).  Else 0, and @brk is
+ * the canonical call for the mappings: rounded up to its page, as the
+ * heap's mapping ends on a page boundary.  The break itself is kept as
+ * given: a call with an unaligned @brk returns it and leaves it in
+ * mm->brk, where the canonical call leaves the rounded one.
+ */
+static inline long ksim_brk_contract(unsigned long *brk, unsigned long start_brk)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+
+	if (*brk < start_brk || *brk > ~(pg - 1))
+		return -ENOMEM;
+	*brk = (*brk + pg - 1) & ~(pg - 1);
 	return 0;
 }
 

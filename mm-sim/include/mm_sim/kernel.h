@@ -728,7 +728,7 @@ extern spinlock_t mmlist_lock;
 #define mmap_min_addr				0UL
 extern int sysctl_max_map_count;	/* kernel_mm.c: no practical limit */
 #define capable(cap)				true	/* every capability: no CAP_IPC_LOCK limit */
-#define rlimit(r)				(~0UL)
+#define rlimit(r)				(~0UL)	/* RLIM_INFINITY: no limit */
 #define rlimit_max(r)				(~0UL)
 #define __unmap_hugepage_range(t, v, s, e, p, f)	do { } while (0)
 #define RLIMIT_DATA				2
@@ -816,6 +816,23 @@ struct mm_walk_ops {
 #define tlb_free_vmas(tlb)			do { } while (0)
 #define is_file_hugepages(f)			false
 #define vma_supports_mlock(v)			true
+/*
+ * mlock(2)/mlock2(2)/munlock(2) and brk(2) (extract/syscalls.txt): the uapi
+ * MLOCK_ONFAULT (asm-generic/mman-common.h) and RLIM_INFINITY; rlimit() is
+ * RLIM_INFINITY and capable() true above, so do_mlock()'s RLIMIT_MEMLOCK
+ * check and brk's RLIMIT_DATA check (check_data_rlimit()) always pass.
+ * __mm_populate() faults nothing in: where the kernel's mlock(2) leaves
+ * the range's pages present, mm-sim's leaves them as they were.
+ * CONFIG_COMPAT_BRK is off (as distribution kernels): brk's floor is
+ * start_brk, never end_data.
+ */
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT				0x01
+#endif
+#ifndef RLIM_INFINITY
+#define RLIM_INFINITY				(~0UL)
+#endif
+#define __mm_populate(start, len, ignore_errors)	0
 /* no pages to fault in: mlock's populate step succeeds at once */
 static inline long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 					   unsigned long end, int *locked)

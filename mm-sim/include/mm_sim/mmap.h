@@ -76,13 +76,12 @@ static const struct inode ksim_reg_inode = { .i_mode = S_IFREG };
 /* fs/file.c's fget() on current->mm's ksim_fd[] table (sim_memory.c): a reference, or NULL */
 struct file *fget(unsigned int fd);
 
-/* no LSM, audit, fsnotify, protection keys; every process may mlock (capable()) */
+/* no LSM, audit, fsnotify, protection keys (can_do_mlock() is mm/mlock.c's: extract/syscalls.txt) */
 #define security_mmap_file(file, prot, flags)		0
 #define fsnotify_mmap_perm(file, prot, off, len)	0
 #define audit_mmap_fd(fd, flags)			do { } while (0)
 #define execute_only_pkey(mm)				0
 #define arch_calc_vm_flag_bits(file, flags)		0
-#define can_do_mlock()					true
 
 /* hugetlb not configured (include/linux/hugetlb.h's stubs): MAP_HUGETLB is -EINVAL */
 #define hstate_sizelog(log)				((struct hstate *)NULL)

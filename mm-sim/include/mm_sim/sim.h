@@ -102,9 +102,21 @@ long ksim_mmap_anywhere(struct mm_struct *mm, unsigned long len, unsigned long v
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len);	/* kernel_mm.c */
 int ksim_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		  unsigned long access);	/* READ|WRITE|EXEC bits */
-/* mlock()/munlock(): @flags 0, KSIM_VM_LOCKED, or KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT */
+/*
+ * The kernel's mlock(2) (@flags KSIM_VM_LOCKED), mlock2(MLOCK_ONFAULT)
+ * (KSIM_VM_LOCKED | KSIM_VM_LOCKONFAULT) or munlock(2) (0); other @flags
+ * -EINVAL.  ksim_sys_call_mlock2(): mlock2(2) with the raw @flags.
+ */
 int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags);
+#define KSIM_MLOCK_ONFAULT	0x01
+long ksim_sys_call_mlock2(struct mm_struct *mm, unsigned long start, unsigned long len, int flags);
+/*
+ * brk(2): ksim_brk() is 0 when the break moved to @newbrk, -ENOMEM when
+ * the kernel refused (it returns the old break), -EINTR;
+ * ksim_sys_call_brk() is the kernel's return value itself.
+ */
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
+unsigned long ksim_sys_call_brk(struct mm_struct *mm, unsigned long brk);
 /*
  * madvise(2)'s VMA-flag advice (uapi MADV_* values) and prctl(PR_SET_VMA,
  * PR_SET_VMA_ANON_NAME) (@name NULL: clear), through mm/madvise.c's
@@ -332,6 +344,7 @@ struct ksim_mm_info {
 	int map_count;
 	unsigned long total_vm, data_vm, exec_vm, stack_vm;
 	long nr_ptes, nr_pmds, nr_puds, rss;
+	unsigned long locked_vm, start_brk, brk;
 };
 void ksim_mm_info(struct mm_struct *mm, struct ksim_mm_info *out);
 /* Skip the per-operation checks (benchmarks). */
