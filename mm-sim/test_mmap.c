@@ -20,7 +20,7 @@
 
 /*
  * Draw an mmap(2): anonymous (garbage @fd: anything, -1 or small; an
- * @off page-aligned garbage below 2^63, sometimes not aligned) or of the
+ * @off page-aligned garbage of all 64 bits, sometimes not aligned) or of the
  * open file (an offset of a few pages, sometimes near MAX_LFS_FILESIZE or
  * unaligned); a type MAP_SHARED or MAP_PRIVATE, for the file sometimes
  * MAP_SHARED_VALIDATE, now and then an invalid one; flags that matter,
@@ -97,12 +97,12 @@ static void mmap_draw(struct ksim_rng *rng, struct ksim_mmap_args *a)
 	if (anon) {
 		a->fd = (unsigned long[]){ ksim_rng_next(rng), ~0UL, ksim_rng_below(rng, 16), FD }[ksim_rng_below(rng, 4)];
 		/*
-		 * Below 2^63: 7.x's vm_mmap_pgoff() computes (loff_t)pgoff <<
-		 * PAGE_SHIFT, a signed overflow above (UBSan stops the run; the
-		 * kernel's -fno-strict-overflow makes it wrap, and only
-		 * fsnotify_mmap_perm() reads it, which ignores anonymous maps).
+		 * Any 64 bits: 7.x's vm_mmap_pgoff() computes (loff_t)pgoff <<
+		 * PAGE_SHIFT, which wraps above 2^63 as the kernel's
+		 * -fno-strict-overflow (cmake/Kernel.cmake) makes it; only
+		 * fsnotify_mmap_perm() reads it, which ignores anonymous maps.
 		 */
-		a->off = ksim_rng_below(rng, 4) ? ksim_rng_next(rng) >> 1 & ~(PG - 1) : 0;
+		a->off = ksim_rng_below(rng, 4) ? ksim_rng_next(rng) & ~(PG - 1) : 0;
 	} else {
 		a->fd = FD;
 		a->off = ksim_rng_below(rng, 64) * PG;
