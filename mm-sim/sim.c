@@ -1206,6 +1206,7 @@ struct ksim_vma_snap {
 	struct file *file;
 	struct anon_vma *anon_vma;
 	unsigned long chain;
+	const void *anon_name;	/* the name object: a refused prctl leaves it */
 };
 struct ksim_pte_snap {
 	unsigned long addr, pfn;
@@ -1261,7 +1262,10 @@ struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm)
 		if (i == (unsigned long)mm->map_count)
 			break;
 		s->vmas[i] = (struct ksim_vma_snap){ vma->vm_start, vma->vm_end, vma->vm_flags,
-			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0 };
+			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0, NULL };
+#ifdef CONFIG_ANON_VMA_NAME
+		s->vmas[i].anon_name = vma->anon_name;
+#endif
 		list_for_each(p, &vma->anon_vma_chain)
 			s->vmas[i].chain++;
 		i++;
