@@ -236,6 +236,9 @@ ksim_feature(KSIM_HAVE_EXPAND_DOWNWARDS_IN_VMA_C FILE mm/vma.c REGEX "^int expan
 ksim_feature(KSIM_HAVE_MADVISE_BEHAVIOR FILE mm/madvise.c
   REGEX "^static int madvise_update_vma\\(vm_flags_t new_flags,$"
   WHY "madvise_update_vma(new_flags, struct madvise_behavior *): the VMA, range and name travel in one struct")
+ksim_feature(KSIM_HAVE_SET_ANON_VMA_NAME FILE mm/madvise.c
+  REGEX "^int set_anon_vma_name\\(unsigned long addr, unsigned long size,$"
+  WHY "prctl(PR_SET_VMA_ANON_NAME)'s name handling (strndup_user(), the character check) is mm/madvise.c's set_anon_vma_name(); was in kernel/sys.c's prctl_set_vma()")
 ksim_feature(KSIM_HAVE_LOCK_NEXT_VMA FILE mm/mmap_lock.c
   REGEX "^struct vm_area_struct \\*lock_next_vma\\(struct mm_struct \\*mm,"
   WHY "lock_next_vma(): the per-VMA-locked walk of /proc/PID/maps (fs/proc/task_mmu.c's get_next_vma())")

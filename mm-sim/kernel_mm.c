@@ -16,7 +16,8 @@
  *                                      vm_mmap_pgoff(), do_mmap()
  *                                      (extract/mmap.txt)
  *   mm_syscalls_gen.c                  mlock(2), mlock2(2), munlock(2),
- *                                      brk(2) (extract/syscalls.txt)
+ *                                      brk(2), prctl(PR_SET_VMA)
+ *                                      (extract/syscalls.txt)
  *
  * Static kernel functions the simulator drives (dup_mmap) get a ksim_
  * wrapper at the end; the kernel's static caches are defined here, as the
@@ -81,7 +82,8 @@ struct madvise_behavior;
 #if KSIM_MMSIM_ANON_NAME
 /*
  * madvise(2) and PR_SET_VMA_ANON_NAME below the syscall, with the mmap write
- * lock held (sim.c): the tree's madvise_update_vma() for each VMA of the
+ * lock held (sim.c, or the tree's madvise_set_anon_name() on 7.x,
+ * prctl_set_vma() on 6.12): the tree's madvise_update_vma() for each VMA of the
  * range.  What decides the new flags is madvise_vma_behavior()'s switch,
  * its VMA-flag cases only (the same in every tree with mm/vma.c); page-level
  * advice, KSM, THP, guard regions and the 7.x per-VMA read-lock fast path
@@ -151,18 +153,15 @@ static int ksim_madvise_vma(struct madvise_behavior *madv_behavior)
 	return error == -ENOMEM ? -EAGAIN : error;
 }
 
-/* madvise_walk_vmas() under the mmap write lock (no per-VMA lock path, the lock never dropped) */
-static int ksim_madvise_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
-			     int behavior, struct anon_vma_name *anon_name)
+/*
+ * madvise_walk_vmas() under the mmap write lock (no per-VMA lock path, the
+ * lock never dropped); the kernel's name, as 7.x's madvise_set_anon_name()
+ * (extract/syscalls.txt) calls it.
+ */
+static int madvise_walk_vmas(struct madvise_behavior *madv_behavior)
 {
-	struct madvise_behavior madv_behavior = {
-		.mm = mm,
-		.behavior = behavior,
-		.lock_mode = MADVISE_MMAP_WRITE_LOCK,
-		.anon_name = anon_name,
-		.range = { start, end },
-	};
-	struct madvise_behavior_range *range = &madv_behavior.range;
+	struct mm_struct *mm = madv_behavior->mm;
+	struct madvise_behavior_range *range = &madv_behavior->range;
 	unsigned long last_end = range->end;
 	int unmapped_error = 0;
 	int error;
@@ -181,12 +180,12 @@ static int ksim_madvise_walk(struct mm_struct *mm, unsigned long start, unsigned
 				break;
 		}
 		range->end = min(vma->vm_end, last_end);
-		madv_behavior.prev = prev;
-		madv_behavior.vma = vma;
-		error = ksim_madvise_vma(&madv_behavior);
+		madv_behavior->prev = prev;
+		madv_behavior->vma = vma;
+		error = ksim_madvise_vma(madv_behavior);
 		if (error)
 			return error;
-		vma = madv_behavior.vma;
+		vma = madv_behavior->vma;
 		prev = vma;
 		if (range->end < vma->vm_end)
 			range->end = vma->vm_end;
@@ -196,6 +195,25 @@ static int ksim_madvise_walk(struct mm_struct *mm, unsigned long start, unsigned
 		range->start = range->end;
 	}
 	return unmapped_error;
+}
+
+/*
+ * madvise_lock()/madvise_unlock() for the only behaviour that reaches them
+ * here, __MADV_SET_ANON_VMA_NAME: get_lock_mode() says the mmap write lock,
+ * taken killable (-EINTR: fault class signal).
+ */
+static int madvise_lock(struct madvise_behavior *madv_behavior)
+{
+	if (mmap_write_lock_killable(madv_behavior->mm))
+		return -EINTR;
+	madv_behavior->lock_mode = MADVISE_MMAP_WRITE_LOCK;
+	return 0;
+}
+
+static void madvise_unlock(struct madvise_behavior *madv_behavior)
+{
+	mmap_write_unlock(madv_behavior->mm);
+	madv_behavior->lock_mode = MADVISE_NO_LOCK;
 }
 #else
 /* madvise_vma_behavior() for the flag cases: the VMA's own name kept (a reference held across) */
@@ -220,29 +238,19 @@ static int ksim_madvise_visit(struct vm_area_struct *vma, struct vm_area_struct 
 int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior)
 {
 #if KSIM_HAVE_MADVISE_BEHAVIOR
-	return ksim_madvise_walk(mm, start, end, behavior, NULL);
+	struct madvise_behavior madv_behavior = {
+		.mm = mm,
+		.behavior = behavior,
+		.lock_mode = MADVISE_MMAP_WRITE_LOCK,
+		.range = { start, end },
+	};
+
+	return madvise_walk_vmas(&madv_behavior);
 #else
 	return madvise_walk_vmas(mm, start, end, (unsigned long)behavior, ksim_madvise_visit);
 #endif
 }
 
-/* madvise_set_anon_name(): the tree's own where it takes no lock itself */
-int ksim_madvise_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len,
-			       struct anon_vma_name *anon_name)
-{
-#if KSIM_HAVE_MADVISE_BEHAVIOR
-	unsigned long end;
-	int err;
-
-	/* 7.x's madvise_set_anon_name() takes the lock (madvise_lock()); its checks, then the walk */
-	err = ksim_syscall_range(start, len, &end);
-	if (err || end == start)
-		return err;
-	return ksim_madvise_walk(mm, start, end, __MADV_SET_ANON_VMA_NAME, anon_name);
-#else
-	return madvise_set_anon_name(mm, start, len, anon_name);
-#endif
-}
 #endif /* KSIM_MMSIM_ANON_NAME */
 
 #if KSIM_MMSIM_MREMAP
@@ -270,6 +278,15 @@ int ksim_vm_munmap(unsigned long start, size_t len, bool unlock)
  * get_unmapped_area() from there.
  */
 #include "mm_syscalls_gen.c"
+
+/*
+ * prctl(PR_SET_VMA, @opt, @addr, @size, @arg): the tree's prctl_set_vma()
+ * (extract/syscalls.txt) on current->mm, which takes the mmap lock itself.
+ */
+long ksim_sys_prctl_set_vma(unsigned long opt, unsigned long addr, unsigned long size, unsigned long arg)
+{
+	return prctl_set_vma(opt, addr, size, arg);
+}
 
 /* get_unmapped_area(NULL, 0, len, 0, 0) for current->mm == @mm, mmap lock held */
 unsigned long ksim_get_unmapped_area(struct mm_struct *mm, unsigned long len)

@@ -402,8 +402,7 @@ int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, uns
 
 #if KSIM_MMSIM_ANON_NAME
 int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior);
-int ksim_madvise_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len,
-			       struct anon_vma_name *anon_name);
+long ksim_sys_prctl_set_vma(unsigned long opt, unsigned long addr, unsigned long size, unsigned long arg);
 #endif
 
 /*
@@ -432,32 +431,33 @@ int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, i
 }
 
 /*
- * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME): set_anon_vma_name() (the name
- * allocated with the caller's reference, dropped after the walk; a NULL
- * @name clears), the mmap write lock (prctl_set_vma() on 6.12, madvise_lock()
- * on 7.x), madvise_set_anon_name().  Left out: the name's character check.
+ * prctl(PR_SET_VMA, @opt, @addr, @size, @name): the tree's prctl_set_vma()
+ * (extract/syscalls.txt) on @mm: the option, the name copied with
+ * strndup_user() (at most 79 characters) and checked character by
+ * character, allocated (anon_vma_name_alloc(), the caller's reference
+ * dropped after the walk), then madvise_set_anon_name()'s range checks
+ * and walk under the mmap write lock (prctl_set_vma() on 6.12,
+ * madvise_lock() on 7.x).  A NULL @name clears.
  */
-int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name)
+int ksim_prctl_set_vma(struct mm_struct *mm, unsigned long opt, unsigned long addr, unsigned long size,
+		       const char *name)
 {
 #if KSIM_MMSIM_ANON_NAME
-	struct anon_vma_name *anon_name = NULL;
-	int err;
+	long err;
 
-	if (name) {
-		anon_name = anon_vma_name_alloc(name);
-		if (!anon_name)
-			return -ENOMEM;
-	}
 	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	err = ksim_madvise_set_anon_name(mm, start, len, anon_name);
-	mmap_write_unlock(mm);
+	err = ksim_sys_prctl_set_vma(opt, addr, size, (unsigned long)name);
 	ksim_set_current(NULL);
-	anon_vma_name_put(anon_name);
-	return err;
+	return (int)err;
 #else
 	return -ENOSYS;
 #endif
+}
+
+/* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, @start, @len, @name) */
+int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name)
+{
+	return ksim_prctl_set_vma(mm, KSIM_PR_SET_VMA_ANON_NAME, start, len, name);
 }
 
 int ksim_mm_take_all_locks(struct mm_struct *mm, void (*held)(struct mm_struct *mm, void *arg),
@@ -925,9 +925,11 @@ unsigned long ksim_mm_check(struct mm_struct *mm)
 		      "mm %d: VMA [%#lx, %#lx): no anon_vma but a non-empty chain",
 		      mm->ksim_id, vma->vm_start, vma->vm_end);
 #ifdef CONFIG_ANON_VMA_NAME
-		/* only anonymous memory is named (madvise_vma_anon_name()), each name a live reference */
+		/*
+		 * only anonymous memory is named (madvise_vma_anon_name()), each
+		 * name a live reference; "" is a name too (prctl allocates it)
+		 */
 		CHECK(!vma->anon_name || ((int)kref_read(&vma->anon_name->kref) > 0 &&
-					  vma->anon_name->name[0] &&
 					  (!vma->vm_file || vma_is_anon_shmem(vma))),
 		      "mm %d: VMA [%#lx, %#lx): anon_name %p with refcount %d on a %s VMA",
 		      mm->ksim_id, vma->vm_start, vma->vm_end, vma->anon_name,
@@ -1204,6 +1206,7 @@ struct ksim_vma_snap {
 	struct file *file;
 	struct anon_vma *anon_vma;
 	unsigned long chain;
+	const void *anon_name;	/* the name object: a refused prctl leaves it */
 };
 struct ksim_pte_snap {
 	unsigned long addr, pfn;
@@ -1259,7 +1262,10 @@ struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm)
 		if (i == (unsigned long)mm->map_count)
 			break;
 		s->vmas[i] = (struct ksim_vma_snap){ vma->vm_start, vma->vm_end, vma->vm_flags,
-			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0 };
+			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0, NULL };
+#ifdef CONFIG_ANON_VMA_NAME
+		s->vmas[i].anon_name = vma->anon_name;
+#endif
 		list_for_each(p, &vma->anon_vma_chain)
 			s->vmas[i].chain++;
 		i++;

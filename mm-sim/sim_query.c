@@ -20,7 +20,9 @@ static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info 
 	/* set under mmap_read_lock by a concurrent fault (__anon_vma_prepare): READ_ONCE */
 	out->anon_vma = READ_ONCE(vma->anon_vma) != NULL;
 	out->name[0] = 0;
+	out->named = false;
 #ifdef CONFIG_ANON_VMA_NAME
+	out->named = vma->anon_name;
 	if (vma->anon_name)
 		snprintf(out->name, sizeof(out->name), "%s", vma->anon_name->name);
 #endif

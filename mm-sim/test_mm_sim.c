@@ -820,6 +820,24 @@ KSIM_TEST(anon_names)
 	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, A + 14 * PG, 4 * PG, "tail"), -ENOMEM);
 	KSIM_EXPECT(!strcmp(name_at(mm, A + 15 * PG, &vi), "tail"));
 	check(mm, "names");
+	/*
+	 * prctl's own checks: "" is a name, not a clear (named "", kept apart
+	 * from the unnamed); a refused character or 80 characters: -EINVAL
+	 */
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 2 * PG, ""), 0);
+	check(mm, "the empty name");
+	KSIM_EXPECT(!strcmp(name_at(mm, S, &vi), "") && vi.named && vi.end == S + 2 * PG,
+		    "named \"\": [%#lx, %#lx) named %d", vi.start, vi.end, vi.named);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG, "shm"), 0);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG, "[shm]"), -EINVAL);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG, "sh\tm"), -EINVAL);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG,
+					  "0123456789012345678901234567890123456789012345678901234567890123456789012345678"), 0);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG,
+					  "01234567890123456789012345678901234567890123456789012345678901234567890123456789"), -EINVAL);
+	KSIM_EXPECT_EQ(ksim_prctl_set_vma(mm, KSIM_PR_SET_VMA_ANON_NAME + 1, S, 8 * PG, "shm"), -EINVAL);
+	KSIM_EXPECT_EQ(ksim_set_anon_name(mm, S, 8 * PG, "shm"), 0);
+	KSIM_EXPECT(!strcmp(name_at(mm, S, &vi), "shm"));
 	/* madvise: WIPEONFORK is for private anonymous memory only */
 	KSIM_EXPECT_EQ(ksim_madvise(mm, S, 8 * PG, KSIM_MADV_WIPEONFORK), -EINVAL);
 	KSIM_EXPECT_EQ(ksim_madvise(mm, F, 8 * PG, KSIM_MADV_WIPEONFORK), -EINVAL);
@@ -872,7 +890,7 @@ KSIM_TEST(fork_sweep_anon_names)
 	f = ksim_file_open("libc.so");
 	p = build_small(f, 0);
 	for (i = 0, a = 0x100000000UL; i < 12; i++, a += 0x200000) {
-		static const char *names[] = { "a", "b", "[anon:c]" };
+		static const char *names[] = { "a", "b", "anon: c" };
 
 		KSIM_EXPECT(!ksim_mmap(p, a, 8 * PG, i % 4 == 3 ? SHARED_RW : ANON_RW, NULL, 0));
 		KSIM_EXPECT(!ksim_touch(p, a + PG, true));

@@ -650,7 +650,10 @@ struct mm_struct *contract_layout(uint64_t seed)
 	return mm;
 }
 
-/* Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or not), pages mapped, counters (locked_vm too). */
+/*
+ * Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or
+ * not, anonymous name or none), pages mapped, counters (locked_vm too).
+ */
 bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
 {
 	static struct ksim_vma_info va[32], vb[32];
@@ -670,6 +673,12 @@ bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t l
 				 "[%#lx, %#lx) flags %#lx pgoff %#lx anon_vma %d", i, va[i].start, va[i].end,
 				 va[i].flags, va[i].pgoff, va[i].anon_vma, vb[i].start, vb[i].end,
 				 vb[i].flags, vb[i].pgoff, vb[i].anon_vma);
+			return false;
+		}
+		if (va[i].named != vb[i].named || strcmp(va[i].name, vb[i].name)) {
+			snprintf(why, len, "VMA %d [%#lx, %#lx): name %s\"%.20s\" vs %s\"%.20s\"", i, va[i].start,
+				 va[i].end, va[i].named ? "" : "(none) ", va[i].name, vb[i].named ? "" : "(none) ",
+				 vb[i].name);
 			return false;
 		}
 		for (k = va[i].start; k < va[i].end; k += PG) {
@@ -1260,4 +1269,186 @@ KSIM_TEST(brk_argument_contract)
 
 	SKIP_WITHOUT_VMA_C();
 	contract_run(&t);
+}
+
+/* The names the layouts and draws share, so that a drawn name meets its equal (merges) */
+static const char *const anon_name_pool[] = { "a", "b", "heap" };
+
+/*
+ * The contract layout with part of one mapping named (two times in
+ * three), with a name of the pool: renames, merges with an equal name,
+ * clears meet a name already there.
+ */
+static struct mm_struct *anon_name_layout(uint64_t seed)
+{
+	struct mm_struct *mm = contract_layout(seed);
+	struct ksim_rng rng;
+	unsigned long pages, k, addr;
+
+	ksim_rng_seed(&rng, seed ^ 0x616e6f6eUL);
+	if (ksim_rng_below(&rng, 3)) {
+		addr = contract_addr(&rng, mm, &pages, &k);
+		KSIM_EXPECT(!ksim_set_anon_name(mm, addr, (1 + ksim_rng_below(&rng, pages - k)) * PG,
+						anon_name_pool[ksim_rng_below(&rng, 3)]));
+	}
+	return mm;
+}
+
+/* What the draws gave, for the summary line */
+static struct {
+	unsigned long bad_opt, unaligned, huge, zero, null, empty, pool, valid, max, bad_char, too_long;
+} anon_name_drawn;
+
+/* A name of @n characters, printable ASCII other than the five refused */
+static void anon_name_fill(struct ksim_rng *rng, char *buf, unsigned long n)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !\"#%&'()*+,-./:;<=>?@^_{|}~";
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = ok[ksim_rng_below(rng, sizeof(ok) - 1)];
+	buf[n] = 0;
+}
+
+/*
+ * Draw a prctl(PR_SET_VMA, ...): mostly PR_SET_VMA_ANON_NAME, sometimes
+ * another option (garbage); an address in a mapping, sometimes unaligned
+ * or in the window's empty upper half; a length mostly inside the mapping,
+ * sometimes past it, often short of its last page, sometimes 0, or
+ * garbage within a few pages of ~0UL or far past TASK_SIZE; a name NULL,
+ * "", one of the pool, a valid one of 1-79 characters (79 often), one with
+ * a refused character ('[', ']', '\\', '$', '`', a control character,
+ * DEL, a byte above 0x7f) somewhere, or one of 80-100 characters.  The
+ * name lives in a static buffer until the next draw (both runs read it).
+ */
+static void anon_name_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	static const char refused[] = { '[', ']', '\\', '$', '`', 0x01, 0x1f, '\t', '\n', 0x7f, (char)0x80,
+		(char)0xc3, (char)0xff };
+	static char buf[128];
+	struct ksim_anon_name_args *a = args;
+	unsigned long pages, k, n;
+	bool bad = false;
+
+	a->opt = KSIM_PR_SET_VMA_ANON_NAME;
+	if (!ksim_rng_below(rng, 16)) {
+		a->opt = ksim_rng_below(rng, 2) ? 1 + ksim_rng_below(rng, 8) : ksim_rng_next(rng) | 1;
+		anon_name_drawn.bad_opt++;
+	}
+	a->addr = contract_addr(rng, mm, &pages, &k);
+	if (!ksim_rng_below(rng, 16))	/* a hole: the window's upper half is never mapped */
+		a->addr = CW + (CW_PAGES / 2 + ksim_rng_below(rng, CW_PAGES / 2)) * PG;
+	if (!ksim_rng_below(rng, 8)) {
+		a->addr += 1 + ksim_rng_below(rng, PG - 1);
+		anon_name_drawn.unaligned++;
+	}
+	a->size = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		a->size -= ksim_rng_below(rng, PG);
+	switch (ksim_rng_below(rng, 32)) {
+	case 0:
+	case 1:
+		a->size = 0;
+		anon_name_drawn.zero++;
+		break;
+	case 2:
+		a->size = ~0UL - ksim_rng_below(rng, 3 * PG);
+		anon_name_drawn.huge++;
+		break;
+	case 3:
+		a->size = (1UL << 47) + ksim_rng_below(rng, 1UL << 40);
+		anon_name_drawn.huge++;
+		break;
+	}
+	switch (ksim_rng_below(rng, 12)) {
+	case 0:
+	case 1:
+		a->name = NULL;
+		anon_name_drawn.null++;
+		return;
+	case 2:
+		n = 0;
+		anon_name_drawn.empty++;
+		break;
+	case 3:
+	case 4:
+		a->name = anon_name_pool[ksim_rng_below(rng, 3)];
+		anon_name_drawn.pool++;
+		return;
+	case 5:
+	case 6:
+		n = 1 + ksim_rng_below(rng, KSIM_ANON_VMA_NAME_MAX_LEN - 1);
+		anon_name_drawn.valid++;
+		break;
+	case 7:
+		n = KSIM_ANON_VMA_NAME_MAX_LEN - 1;
+		anon_name_drawn.max++;
+		break;
+	case 8:
+	case 9:
+	case 10:
+		n = 1 + ksim_rng_below(rng, KSIM_ANON_VMA_NAME_MAX_LEN - 1);
+		bad = true;
+		anon_name_drawn.bad_char++;
+		break;
+	default:
+		n = KSIM_ANON_VMA_NAME_MAX_LEN + ksim_rng_below(rng, 21);
+		anon_name_drawn.too_long++;
+		break;
+	}
+	anon_name_fill(rng, buf, n);
+	if (bad)	/* one refused character anywhere, the rest valid */
+		buf[ksim_rng_below(rng, n)] = refused[ksim_rng_below(rng, sizeof(refused))];
+	a->name = buf;
+}
+
+static long anon_name_contract(struct mm_struct *mm, void *args)
+{
+	return ksim_anon_name_contract(args);
+}
+
+static long anon_name_run(struct mm_struct *mm, const void *args)
+{
+	const struct ksim_anon_name_args *a = args;
+
+	return ksim_prctl_set_vma(mm, a->opt, a->addr, a->size, a->name);
+}
+
+/* the name's first characters, bytes outside printable ASCII as '?', and its length */
+static int anon_name_show(char *buf, size_t len, const void *args)
+{
+	const struct ksim_anon_name_args *a = args;
+	char name[24];
+	size_t i;
+
+	if (!a->name)
+		return snprintf(buf, len, "prctl(PR_SET_VMA, %#lx, %#lx, %#lx, NULL)", a->opt, a->addr, a->size);
+	for (i = 0; i < sizeof(name) - 1 && a->name[i]; i++)
+		name[i] = (unsigned char)a->name[i] < 0x20 || (unsigned char)a->name[i] > 0x7e ? '?' : a->name[i];
+	name[i] = 0;
+	return snprintf(buf, len, "prctl(PR_SET_VMA, %#lx, %#lx, %#lx, \"%s\"%s (%zu))", a->opt, a->addr,
+			a->size, name, a->name[i] ? "..." : "", strlen(a->name));
+}
+
+/*
+ * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)'s argument contract (the tree's
+ * prctl_set_vma(), 7.x's set_anon_vma_name(), madvise_set_anon_name(),
+ * extracted): ksim_anon_name_contract().  Names compared too (contract_same()).
+ */
+KSIM_TEST(anon_name_argument_contract)
+{
+	static const struct contract_test t = {
+		"prctl(PR_SET_VMA)", sizeof(struct ksim_anon_name_args), anon_name_layout, anon_name_draw,
+		anon_name_contract, anon_name_run, anon_name_show, "a partial last page",
+	};
+
+	SKIP_WITHOUT_VMA_C();
+	memset(&anon_name_drawn, 0, sizeof(anon_name_drawn));
+	contract_run(&t);
+	printf("# drawn: %lu other options, %lu unaligned addresses, %lu lengths 0, %lu lengths past "
+	       "TASK_SIZE or wrapping; names: %lu NULL, %lu \"\", %lu of the pool, %lu valid of 1-79 "
+	       "characters, %lu of 79, %lu with a refused character, %lu of 80-100 characters\n",
+	       anon_name_drawn.bad_opt, anon_name_drawn.unaligned, anon_name_drawn.zero, anon_name_drawn.huge,
+	       anon_name_drawn.null, anon_name_drawn.empty, anon_name_drawn.pool, anon_name_drawn.valid,
+	       anon_name_drawn.max, anon_name_drawn.bad_char, anon_name_drawn.too_long);
 }

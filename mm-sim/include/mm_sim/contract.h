@@ -17,8 +17,10 @@
  * SYSCALL_DEFINE6(mmap); mm-sim/mmap_argument_contract), mlock(2),
  * mlock2(2), munlock(2) (their SYSCALL_DEFINEs and do_mlock();
  * mm-sim/mlock_argument_contract), munmap(2) (__vm_munmap();
- * mm-sim/munmap_argument_contract) and brk(2) (SYSCALL_DEFINE1(brk);
- * mm-sim/brk_argument_contract).  mm-sim's madvise, mbind and the
+ * mm-sim/munmap_argument_contract), brk(2) (SYSCALL_DEFINE1(brk);
+ * mm-sim/brk_argument_contract) and prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)
+ * (prctl_set_vma(), 7.x's set_anon_vma_name(), madvise_set_anon_name();
+ * mm-sim/anon_name_argument_contract).  mm-sim's madvise, mbind and the
  * uffd calls take tidy arguments from ksim code (sim.c): a contract check
  * there would test ksim, so they are not covered (mm-sim/README.md).
  */
@@ -26,6 +28,7 @@
 #define _MM_SIM_CONTRACT_H
 
 #include <errno.h>
+#include <string.h>
 #include <mm_sim/sim.h>
 
 struct ksim_mremap_args {
@@ -262,6 +265,58 @@ static inline long ksim_brk_contract(unsigned long *brk, unsigned long start_brk
 	if (*brk < start_brk || *brk > ~(pg - 1))
 		return -ENOMEM;
 	*brk = (*brk + pg - 1) & ~(pg - 1);
+	return 0;
+}
+
+struct ksim_anon_name_args {
+	unsigned long opt, addr, size;	/* prctl(PR_SET_VMA, opt, addr, size, name) */
+	const char *name;
+};
+
+/* ANON_VMA_NAME_MAX_LEN: a name's bytes, the NUL included */
+#define KSIM_ANON_VMA_NAME_MAX_LEN	80
+
+/*
+ * prctl(PR_SET_VMA, @opt, @addr, @size, @name) (the man page, prctl(2)
+ * PR_SET_VMA): -EINVAL for an @opt other than PR_SET_VMA_ANON_NAME ("arg2
+ * must be one of"); -EINVAL for a @name longer than 79 characters ("The
+ * name length including null byte cannot exceed 80 bytes") or with a
+ * character other than printable ASCII, or one of '[', ']', '\\', '$' and
+ * '`' ("can contain only printable ascii characters (including space),
+ * except ..."); -EINVAL for an unaligned @addr and for a @size whose end
+ * wraps, rounded up or added to @addr (the man page is silent: every
+ * tree's madvise_set_anon_name() checks as madvise(2) does).  All -EINVAL,
+ * so their order does not show.  Else 0, and @a is the canonical call:
+ * @size rounded up to pages (madvise_set_anon_name() PAGE_ALIGNs it).  A
+ * NULL @name clears ("If arg5 is NULL, the name ... will be reset"); ""
+ * is not NULL: the kernel names the range "" (every tree allocates it as
+ * any other name; /proc/PID/maps shows "[anon:]").  A @size of 0 does
+ * nothing.  A range over holes names what is mapped and returns -ENOMEM
+ * (as madvise(2)); a file mapping is -EBADF: both decided in the walk,
+ * not up front.  Callers pass a readable @name (the kernel's -EFAULT is
+ * not simulated).
+ */
+static inline long ksim_anon_name_contract(struct ksim_anon_name_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+	const unsigned char *c;
+	unsigned long len;
+
+	if (a->opt != KSIM_PR_SET_VMA_ANON_NAME)
+		return -EINVAL;
+	if (a->name) {
+		if (strnlen(a->name, KSIM_ANON_VMA_NAME_MAX_LEN) > KSIM_ANON_VMA_NAME_MAX_LEN - 1)
+			return -EINVAL;
+		for (c = (const unsigned char *)a->name; *c; c++)
+			if (*c < 0x20 || *c > 0x7e || strchr("[]\\$`", *c))
+				return -EINVAL;
+	}
+	if (a->addr & (pg - 1))
+		return -EINVAL;
+	len = (a->size + pg - 1) & ~(pg - 1);
+	if ((a->size && !len) || a->addr + len < a->addr)
+		return -EINVAL;
+	a->size = len;
 	return 0;
 }
 

@@ -829,6 +829,15 @@ struct mm_walk_ops {
 #ifndef MLOCK_ONFAULT
 #define MLOCK_ONFAULT				0x01
 #endif
+/*
+ * prctl(PR_SET_VMA) (extract/syscalls.txt): the uapi linux/prctl.h values,
+ * the same on every tree (the shim has no linux/prctl.h: it would hide the
+ * host's from ksim's own code)
+ */
+#ifndef PR_SET_VMA
+#define PR_SET_VMA				0x53564d41
+#define PR_SET_VMA_ANON_NAME			0
+#endif
 #ifndef RLIM_INFINITY
 #define RLIM_INFINITY				(~0UL)
 #endif

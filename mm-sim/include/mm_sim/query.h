@@ -17,6 +17,7 @@ struct ksim_vma_info {
 	const void *file;		/* vm_file (identity only), NULL if anonymous */
 	bool anon_vma;
 	char name[80];			/* its anonymous VMA name (ANON_VMA_NAME_MAX_LEN), "" if none */
+	bool named;			/* it has one: "" is a name too */
 };
 
 /*

@@ -159,6 +159,15 @@ static inline unsigned long ksim_madv_model_flags(int advice, unsigned long flag
 	}
 }
 int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
+/* prctl(2)'s PR_SET_VMA options (uapi linux/prctl.h) */
+#define KSIM_PR_SET_VMA_ANON_NAME	0UL
+/*
+ * prctl(PR_SET_VMA, @opt, @addr, @size, @name), every argument as given to
+ * the tree's prctl_set_vma(); -ENOSYS on a tree without mm/vma.c.
+ */
+int ksim_prctl_set_vma(struct mm_struct *mm, unsigned long opt, unsigned long addr, unsigned long size,
+		       const char *name);
+/* prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, @start, @len, @name) */
 int ksim_set_anon_name(struct mm_struct *mm, unsigned long start, unsigned long len, const char *name);
 /*
  * What mmu_notifier_register() does around its update (mm/mmu_notifier.c):

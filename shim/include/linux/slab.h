@@ -285,6 +285,29 @@ unsigned int kmem_cache_sheaf_size(struct slab_sheaf *sheaf);
 #include <string.h>
 
 /*
+ * mm/util.c's strndup_user(): the string at @s, NUL included, in a new
+ * kmalloc()ed buffer (memdup_user(): GFP_USER, -ENOMEM on failure);
+ * -EINVAL if it is longer than @n - 1 characters (strnlen_user() found no
+ * NUL within @n bytes).  ksim has no user/kernel split: @s is read where
+ * it points, so the -EFAULT of an unreadable string is not simulated.
+ */
+#define strndup_user(s, n)	ksim_strndup_user((s), (n), KSIM_SITE)
+static inline char *ksim_strndup_user(const char __user *s, long n, KSIM_SITE_ARGS)
+{
+	size_t length = strnlen(s, n) + 1;
+	char *p;
+
+	if (length > (size_t)n)
+		return ERR_PTR(-EINVAL);
+	p = ksim_kmalloc(length, GFP_USER | __GFP_NOWARN, func, file, line);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	memcpy(p, s, length);
+	p[length - 1] = '\0';
+	return p;
+}
+
+/*
  * The 7.x typed allocators (kmalloc_objs(), kzalloc_obj(), kmalloc_flex(); lpm_trie.c and
  * hashtab.c use them): allocations at the caller's site, as kmalloc_array()
  * and kzalloc(); the GFP argument is optional, GFP_KERNEL by default.
