@@ -938,8 +938,9 @@ KSIM_TEST(mmap_merge_nomem_iterator)
 /*
  * Shapes generated, not listed: every neighbourhood of a 16-page target
  * at pages [24, 40) (prev at [8, 24), next at [40, 56): absent, an
- * unfaulted anonymous mapping, a faulted one, a private file mapping, or
- * one whose flags never merge), the target unfaulted or faulted (or
+ * unfaulted anonymous mapping, a faulted one, a private file mapping,
+ * one whose flags never merge, or for mprotect a faulted one sharing the
+ * target's anon_vma), the target unfaulted or faulted (or
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
  * operations (mprotect, munmap, mlock, madvise, mbind, userfaultfd
@@ -958,9 +959,12 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * context and policy are part of the page model, so a failed call that
  * drops or swaps either, or a merge that takes a neighbour's, shows.
  */
-enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_KINDS };
+/* NB_SHARED: faulted, sharing the target's anon_vma (one mapping split by mprotect; mprotect only) */
+enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_SHARED, NB_KINDS };
 
-static const char *const nb_name[NB_KINDS] = { "none", "anon", "faulted", "file", "other" };
+static const char *const nb_name[NB_KINDS] = {
+	"none", "anon", "faulted", "file", "other", "faulted sharing the target's anon_vma",
+};
 
 /* The flags a target gets from @op, and the flags it starts with. */
 static void gen_flags(enum op op, unsigned long *before, unsigned long *after, long *access)
@@ -1061,6 +1065,8 @@ static unsigned long generated_sweep(enum op op)
 		if (ranges[r].npages == 24 && (prev == NB_NONE || next == NB_NONE))
 			continue;	/* a range over a hole is not the sweep's call */
 		gen_flags(op, &before, &after, &sh.access);
+		if ((prev == NB_SHARED || next == NB_SHARED) && (op != MPROTECT || !target))
+			continue;
 		/* a fork child is not the context's mm; every VMA is registered there already */
 		if ((op == UFFD_REG || op == UFFD_UNREG) && (forked || extra == 2))
 			continue;
@@ -1068,14 +1074,34 @@ static unsigned long generated_sweep(enum op op)
 		if ((op == UFFD_REG || op == UFFD_UNREG) && ranges[r].npages == 24 &&
 		    (prev == NB_FILE || next == NB_FILE))
 			continue;
-		if (prev != NB_NONE)
-			gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, extra == 3);
-		if (op != MMAP) {
-			gen_seg(&sh.segs[k], 24, target ? NB_FAULTED : NB_ANON, before);
-			sh.segs[k++].uffd_reg = op == UFFD_UNREG;	/* what unregistration undoes */
+		if (prev == NB_SHARED || next == NB_SHARED) {
+			/*
+			 * One faulted mapping over the target and the sharing
+			 * neighbours, the target then mprotect()ed apart (shape
+			 * ->pre): they share one anon_vma (is_mergeable_anon_vma()'s
+			 * third case), and the call makes them alike again.
+			 */
+			int lo = prev == NB_SHARED ? 8 : 24, hi = next == NB_SHARED ? 56 : 40;
+
+			if (prev != NB_NONE && prev != NB_SHARED)
+				gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, false);
+			gen_seg(&sh.segs[k], lo, NB_FAULTED, after);
+			sh.segs[k++].npages = hi - lo;
+			if (next != NB_NONE && next != NB_SHARED)
+				gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, false);
+			sh.pre = 24;
+			sh.pre_n = 16;
+			sh.pre_access = KSIM_VM_READ;	/* the target's protection before the call */
+		} else {
+			if (prev != NB_NONE)
+				gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, extra == 3);
+			if (op != MMAP) {
+				gen_seg(&sh.segs[k], 24, target ? NB_FAULTED : NB_ANON, before);
+				sh.segs[k++].uffd_reg = op == UFFD_UNREG;	/* what unregistration undoes */
+			}
+			if (next != NB_NONE)
+				gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, extra == 3);
 		}
-		if (next != NB_NONE)
-			gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, extra == 3);
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
 		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",
@@ -1109,8 +1135,8 @@ static unsigned long generated_mremap_sweep(void)
 	struct file *f = ksim_file_open("gen-mremap.so");
 
 	for (int forked = 0; forked < 2; forked++)
-	for (int prev = 0; prev < NB_KINDS; prev++)
-	for (int next = 0; next < NB_KINDS; next++)
+	for (int prev = 0; prev < NB_SHARED; prev++)
+	for (int next = 0; next < NB_SHARED; next++)
 	for (int faulted = 0; faulted < 2; faulted++)
 	for (int mode = 0; mode < 3; mode++) {
 		static const char *const what[] = { "target grown over the hole", "VMA moved into the hole",
@@ -1159,8 +1185,8 @@ static unsigned long generated_brk_sweep(void)
 	struct file *f = ksim_file_open("gen-brk.so");
 
 	for (int forked = 0; forked < 2; forked++)
-	for (int prev = 0; prev < NB_KINDS; prev++)
-	for (int next = 0; next < NB_KINDS; next++)
+	for (int prev = 0; prev < NB_SHARED; prev++)
+	for (int next = 0; next < NB_SHARED; next++)
 	for (unsigned int b = 0; b < sizeof(brks) / sizeof(brks[0]); b++) {
 		struct shape sh = { .name = names, .op = BRK, .vmas = -1, .forked = forked, .start = 24,
 				    .npages = brks[b].change, .access = brks[b].old };
