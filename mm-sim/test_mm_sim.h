@@ -41,6 +41,24 @@ void mremap_own_sites(struct ksim_fault_config *cfg);
 #include <stddef.h>
 struct mm_struct *contract_layout(uint64_t seed);
 bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len);
+struct ksim_rng;
+/*
+ * One argument-contract test (test_mremap.c, contract_run()): a call drawn
+ * with garbage, run as drawn on one process and canonicalised on an
+ * identical one.  @run returns 0, an address or -errno.  The caller
+ * checks that everything was freed (check_all_freed()) after its own teardown.
+ */
+struct contract_test {
+	const char *call;
+	size_t size;				/* of the argument struct */
+	struct mm_struct *(*layout)(uint64_t seed);
+	void (*draw)(struct ksim_rng *rng, struct mm_struct *mm, void *args);
+	long (*contract)(struct mm_struct *mm, void *args);	/* canonicalise in place */
+	long (*run)(struct mm_struct *mm, const void *args);
+	int (*show)(char *buf, size_t len, const void *args);	/* "name(args)" */
+	const char *garbage;			/* what garbage the kernel must ignore */
+};
+void contract_run(const struct contract_test *t);
 
 /*
  * The VMAs of @mm in [@base, @base + VMA_LIST_PAGES pages) are exactly the

@@ -120,10 +120,39 @@ static void mmap_draw(struct ksim_rng *rng, struct ksim_mmap_args *a)
 		a->flags = (a->flags & ~KSIM_MAP_FIXED_NOREPLACE) | KSIM_MAP_FIXED;
 }
 
-static bool mmap_args_differ(const struct ksim_mmap_args *x, const struct ksim_mmap_args *y)
+static struct file *mmap_file;	/* open as fd FD in every process of the test */
+
+static struct mm_struct *mmap_layout(uint64_t seed)
 {
-	return x->addr != y->addr || x->len != y->len || x->prot != y->prot || x->flags != y->flags ||
-	       x->fd != y->fd || x->off != y->off;
+	struct mm_struct *mm = contract_layout(seed);
+
+	KSIM_EXPECT(ksim_fd_install(mm, mmap_file) == FD);
+	return mm;
+}
+
+static void mmap_draw_args(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	mmap_draw(rng, args);
+}
+
+static long mmap_contract(struct mm_struct *mm, void *args)
+{
+	return ksim_mmap_contract(args);
+}
+
+static long mmap_run(struct mm_struct *mm, const void *args)
+{
+	const struct ksim_mmap_args *a = args;
+
+	return ksim_sys_mmap(mm, a->addr, a->len, a->prot, a->flags, a->fd, a->off);
+}
+
+static int mmap_show(char *buf, size_t len, const void *args)
+{
+	const struct ksim_mmap_args *a = args;
+
+	return snprintf(buf, len, "mmap(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)", a->addr, a->len, a->prot,
+			a->flags, a->fd, a->off);
 }
 
 /*
@@ -136,60 +165,17 @@ static bool mmap_args_differ(const struct ksim_mmap_args *x, const struct ksim_m
  */
 KSIM_TEST(mmap_argument_contract)
 {
-	struct ksim_rng *rng = ksim_test_rng();
-	unsigned long runs = 1500, i, refused = 0, failed = 0, mapped = 0, garbage = 0, files = 0;
-	struct file *f;
-	char why[256];
+	static const struct contract_test t = {
+		"mmap", sizeof(struct ksim_mmap_args), mmap_layout, mmap_draw_args, mmap_contract, mmap_run,
+		mmap_show, "a garbage fd or offset for anonymous memory, a partial last page, ignored flags",
+	};
 
 	if (!ksim_mm_has_vma_c()) {
 		printf("# skipped: mmap(2)'s own code is not built on this tree\n");
 		return;
 	}
-	f = ksim_file_open("mmap-contract");
-	for (i = 0; i < runs && !ksim_problem_count(KSIM_P_TEST); i++) {
-		uint64_t seed = ksim_rng_next(rng);
-		struct ksim_mmap_args raw, canon;
-		struct mm_struct *a = contract_layout(seed), *b = contract_layout(seed);
-		struct ksim_mm_snapshot *snap;
-		long ra, rb, want;
-
-		KSIM_ASSERT(ksim_fd_install(a, f) == FD && ksim_fd_install(b, f) == FD);
-		snap = ksim_mm_snapshot(a);
-		mmap_draw(rng, &raw);
-		canon = raw;
-		want = ksim_mmap_contract(&canon);
-		ra = ksim_sys_mmap(a, raw.addr, raw.len, raw.prot, raw.flags, raw.fd, raw.off);
-		check(a, "mmap as drawn");
-		files += !(raw.flags & KSIM_MAP_ANONYMOUS);
-		if (want) {
-			refused++;
-			KSIM_EXPECT(ra == want && !ksim_mm_snapshot_compare(snap, a),
-				    "mmap(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) = %ld: the contract refuses it "
-				    "(%ld), unchanged", raw.addr, raw.len, raw.prot, raw.flags, raw.fd, raw.off,
-				    ra, want);
-		} else {
-			rb = ksim_sys_mmap(b, canon.addr, canon.len, canon.prot, canon.flags, canon.fd, canon.off);
-			check(b, "mmap, canonical arguments");
-			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
-				    "mmap(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) = %#lx, but %#lx with the canonical "
-				    "arguments (%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)%s%s", raw.addr, raw.len,
-				    raw.prot, raw.flags, raw.fd, raw.off, ra, rb, canon.addr, canon.len,
-				    canon.prot, canon.flags, canon.fd, canon.off, ra == rb ? ": " : "",
-				    ra == rb ? why : "");
-			if (ra < 0 && ra > -4096) {
-				failed++;
-			} else {
-				mapped++;
-				garbage += mmap_args_differ(&raw, &canon);
-			}
-		}
-		ksim_mm_snapshot_free(snap);
-		ksim_mm_exit(a);
-		ksim_mm_exit(b);
-	}
-	printf("# %lu calls (%lu of the file): %lu refused by the contract, %lu failed in the kernel, "
-	       "%lu mapped, %lu of them with garbage the kernel must ignore\n", i, files, refused, failed,
-	       mapped, garbage);
-	ksim_file_close(f);
+	mmap_file = ksim_file_open("mmap-contract");
+	contract_run(&t);
+	ksim_file_close(mmap_file);
 	check_all_freed();
 }
