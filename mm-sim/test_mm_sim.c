@@ -483,7 +483,7 @@ void check_fork_child(struct mm_struct *parent, struct mm_struct *child, const c
 		}
 		j++;
 		KSIM_EXPECT(b->start == a->start && b->end == a->end && b->pgoff == a->pgoff &&
-			    b->file == a->file && !strcmp(b->name, a->name) &&
+			    b->file == a->file && b->named == a->named && !strcmp(b->name, a->name) &&
 			    (b->flags & ~lk & ~uffd) == (a->flags & ~lk & ~uffd) && !(b->flags & lk),
 			    "%s: the child's VMA [%#lx, %#lx) flags %#lx pgoff %#lx name \"%s\" copies the "
 			    "parent's [%#lx, %#lx) flags %#lx pgoff %#lx name \"%s\"", what, b->start, b->end,

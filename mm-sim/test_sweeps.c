@@ -285,6 +285,7 @@ struct page_state {
 	bool mapped;
 	unsigned long flags, pgoff, pfn;
 	const void *file;
+	bool named;			/* its VMA has a name ("" is one) */
 	char name[80];
 	struct ksim_anon_chain chain;	/* its VMA's anon_vma and chain (kernel identity) */
 	const void *uffd;		/* its VMA's userfaultfd context (identity) */
@@ -304,6 +305,7 @@ static void page_states(struct mm_struct *mm, struct page_state *ps)
 			ps[p].flags = vi.flags & CMP;
 			ps[p].pgoff = vi.pgoff + (a - vi.start) / PG;
 			ps[p].file = vi.file;
+			ps[p].named = vi.named;
 			memcpy(ps[p].name, vi.name, sizeof(ps[p].name));
 			ksim_mm_anon_chain(mm, a, &ps[p].chain);
 			ps[p].uffd = ksim_uffd_ctx_at(mm, a);
@@ -321,10 +323,17 @@ static bool same_vma_refs(const struct page_state *a, const struct page_state *b
 	return a->uffd == b->uffd && a->mode == b->mode && a->nodes == b->nodes;
 }
 
+/* anon_vma_name_eq(): both unnamed, or both named alike ("" is a name, not none) */
+static bool same_name(bool named_a, const char *a, bool named_b, const char *b)
+{
+	return named_a == named_b && !strcmp(a, b);
+}
+
 static bool same_page(const struct page_state *a, const struct page_state *b)
 {
 	return a->mapped == b->mapped && a->flags == b->flags && a->pgoff == b->pgoff &&
-	       a->file == b->file && a->pfn == b->pfn && !strcmp(a->name, b->name) && same_vma_refs(a, b);
+	       a->file == b->file && a->pfn == b->pfn && same_name(a->named, a->name, b->named, b->name) &&
+	       same_vma_refs(a, b);
 }
 
 /*
@@ -548,17 +557,19 @@ static void check_pages(const struct shape *s, const struct page_state *before,
 			/* the new flags (and name) this page gets if the call reaches it */
 			unsigned long nf = b->flags;
 			const char *nn = b->name;
-			bool is_new, is_old;
+			bool nnamed = b->named, is_new, is_old;
 
 			if (s->op == MPROTECT || s->op == MLOCK)
 				nf = (b->flags & ~(s->op == MLOCK ? LKMASK :
 					KSIM_VM_READ | KSIM_VM_WRITE | KSIM_VM_EXEC)) | s->access;
 			else if (s->op == MADVISE)
 				nf = ksim_madv_model_flags((int)s->access, b->flags);
-			else
+			else {
 				nn = s->newname ? s->newname : "";
-			is_new = a->flags == nf && !strcmp(a->name, nn);
-			is_old = a->flags == b->flags && !strcmp(a->name, b->name);
+				nnamed = s->newname != NULL;
+			}
+			is_new = a->flags == nf && same_name(a->named, a->name, nnamed, nn);
+			is_old = a->flags == b->flags && same_name(a->named, a->name, b->named, b->name);
 			KSIM_EXPECT(a->mapped && a->pgoff == b->pgoff && a->file == b->file &&
 				    a->pfn == b->pfn && same_vma_refs(a, b) && (is_new || (r && is_old)),
 				    "%s, allocation %lu failed (%ld): page %d flags %#lx name \"%s\" "
@@ -691,7 +702,7 @@ static void check_layout(const struct shape *s, struct mm_struct *mm, const stru
 		    !ksim_mm_find_vma(mm, PA(p), &r) || l.end != PA(p) || r.start != PA(p))
 			continue;	/* a hole, or the same VMA */
 		KSIM_EXPECT(l.flags != r.flags || l.file != r.file || b->pgoff != a->pgoff + 1 ||
-			    strcmp(l.name, r.name) || a->uffd != b->uffd || a->mode != b->mode ||
+			    !same_name(l.named, l.name, r.named, r.name) || a->uffd != b->uffd || a->mode != b->mode ||
 			    a->nodes != b->nodes || !anon_mergeable(a, b),
 			    "%s: VMAs [%#lx, %#lx) and [%#lx, %#lx) not merged, alike in flags %#lx, "
 			    "file, pgoff %#lx/%#lx, name, context, policy and anon_vma %p",
@@ -939,11 +950,12 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * Shapes generated, not listed: every neighbourhood of a 16-page target
  * at pages [24, 40) (prev at [8, 24), next at [40, 56): absent, an
  * unfaulted anonymous mapping, a faulted one, a private file mapping,
- * one whose flags never merge, or for mprotect a faulted one sharing the
- * target's anon_vma), the target unfaulted or faulted (or
+ * one whose flags never merge, for mprotect a faulted one sharing the
+ * target's anon_vma, an unfaulted one named otherwise, or one named alike
+ * with the target), the target unfaulted or faulted (or
  * absent: mmap into the hole), times the ranges (whole, start, end,
  * middle, and spanning into both neighbours where both exist), times the
- * operations (mprotect, munmap, mlock, madvise, mbind, userfaultfd
+ * operations (mprotect, munmap, mlock, madvise, naming, mbind, userfaultfd
  * registration and unregistration, mmap).  Neighbours carry what the
  * operation gives the target (gen_neighbour(); unregistration: the target
  * starts registered, its neighbours not), so every merge the neighbourhood
@@ -959,12 +971,21 @@ KSIM_TEST(mmap_merge_nomem_iterator)
  * context and policy are part of the page model, so a failed call that
  * drops or swaps either, or a merge that takes a neighbour's, shows.
  */
-/* NB_SHARED: faulted, sharing the target's anon_vma (one mapping split by mprotect; mprotect only) */
-enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_SHARED, NB_KINDS };
+/*
+ * NB_SHARED: faulted, sharing the target's anon_vma (one mapping split by
+ * mprotect; mprotect only).  NB_NAMED: unfaulted, named "nb" (no target is
+ * ever named so: never mergeable).  NB_NAMED_ALIKE: unfaulted, named
+ * GEN_NAME, which the target is named too (or, naming, gets from the call):
+ * a name equal by string in another object (anon_vma_name_eq()), so the
+ * merge happens.
+ */
+enum nb { NB_NONE, NB_ANON, NB_FAULTED, NB_FILE, NB_OTHER, NB_SHARED, NB_NAMED, NB_NAMED_ALIKE, NB_KINDS };
 
 static const char *const nb_name[NB_KINDS] = {
 	"none", "anon", "faulted", "file", "other", "faulted sharing the target's anon_vma",
+	"named otherwise", "named alike",
 };
+#define GEN_NAME	"gen"
 
 /* The flags a target gets from @op, and the flags it starts with. */
 static void gen_flags(enum op op, unsigned long *before, unsigned long *after, long *access)
@@ -994,6 +1015,7 @@ static void gen_flags(enum op op, unsigned long *before, unsigned long *after, l
 		break;
 	case UFFD_REG:
 	case UFFD_UNREG:
+	case NAME:
 		*after = A_RW;
 		*access = 0;
 		break;
@@ -1027,6 +1049,7 @@ static void gen_neighbour(struct seg *g, int start, enum nb kind, enum op op, un
 			  long access, bool old_policy)
 {
 	gen_seg(g, start, kind, flags);
+	g->name = kind == NB_NAMED ? "nb" : kind == NB_NAMED_ALIKE ? GEN_NAME : NULL;
 	g->nodes = op == MBIND && !old_policy ? access : 0;
 	/* unregistration: a neighbour unregistered, as the target will be (the policy pass: registered) */
 	g->uffd_reg = kind != NB_FILE && ((op == UFFD_REG && !old_policy) || (op == UFFD_UNREG && old_policy));
@@ -1067,6 +1090,14 @@ static unsigned long generated_sweep(enum op op)
 		gen_flags(op, &before, &after, &sh.access);
 		if ((prev == NB_SHARED || next == NB_SHARED) && (op != MPROTECT || !target))
 			continue;
+		if (op == MMAP && (prev >= NB_NAMED || next >= NB_NAMED))
+			continue;	/* mmap(2) names nothing */
+		/* a named neighbour beside nothing, an unnamed one or a named one: the name decides */
+		if ((prev >= NB_NAMED && next != NB_NONE && next != NB_ANON && next < NB_NAMED) ||
+		    (next >= NB_NAMED && prev != NB_NONE && prev != NB_ANON && prev < NB_NAMED))
+			continue;
+		if (op == NAME && ranges[r].npages == 24 && (prev == NB_FILE || next == NB_FILE))
+			continue;	/* a file mapping cannot be named (-EBADF): not the sweep's call */
 		/* a fork child is not the context's mm; every VMA is registered there already */
 		if ((op == UFFD_REG || op == UFFD_UNREG) && (forked || extra == 2))
 			continue;
@@ -1097,13 +1128,17 @@ static unsigned long generated_sweep(enum op op)
 				gen_neighbour(&sh.segs[k++], 8, prev, op, after, sh.access, extra == 3);
 			if (op != MMAP) {
 				gen_seg(&sh.segs[k], 24, target ? NB_FAULTED : NB_ANON, before);
-				sh.segs[k++].uffd_reg = op == UFFD_UNREG;	/* what unregistration undoes */
+				sh.segs[k].uffd_reg = op == UFFD_UNREG;	/* what unregistration undoes */
+				if (op != NAME && (prev == NB_NAMED_ALIKE || next == NB_NAMED_ALIKE))
+					sh.segs[k].name = GEN_NAME;
+				k++;
 			}
 			if (next != NB_NONE)
 				gen_neighbour(&sh.segs[k++], 40, next, op, after, sh.access, extra == 3);
 		}
 		sh.start = ranges[r].start;
 		sh.npages = ranges[r].npages;
+		sh.newname = GEN_NAME;	/* NAME */
 		snprintf(names, sizeof(names), "generated%s: prev %s, %s target, next %s, %s",
 			 forked ? " (forked child)" : extra == 2 ? " (uffd-registered)" :
 			 extra == 3 ? " (mbind policies)" : "", nb_name[prev],
@@ -1344,7 +1379,8 @@ KSIM_TEST(mremap_generated_sweep)
 
 KSIM_TEST(generated_sweep)
 {
-	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, MBIND, UFFD_REG, UFFD_UNREG, MMAP };
+	static const enum op ops[] = { MPROTECT, MUNMAP, MLOCK, MADVISE, NAME, MBIND, UFFD_REG, UFFD_UNREG,
+				       MMAP };
 
 	if (!ksim_mm_has_vma_c()) {
 		printf("# skipped: this tree has no mm/vma.c\n");
