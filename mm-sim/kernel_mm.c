@@ -87,10 +87,11 @@ struct madvise_behavior;
  * page-level advice is not simulated (no page cache, swap, LRU, page-table
  * markers or zapping of ranges by advice): mm-sim's versions, kernel names,
  * fail with -ENOSYS, an error madvise(2) never returns, so a caller can
- * never mistake one for the kernel's answer.  The arguments were checked by
- * the tree first (do_madvise()), and each is reached only for a mapped VMA
- * of the range.  THP and KSM are not configured: their calls in the switch
- * are include/linux/huge_mm.h's and ksm.h's stubs (unreachable:
+ * never mistake one for the kernel's answer.  The arguments were checked
+ * by the tree first (do_madvise()), and each is reached only for a mapped
+ * VMA of the range, but madvise_populate(), which takes the whole range.
+ * THP and KSM are not configured: their calls in the switch are
+ * include/linux/huge_mm.h's and ksm.h's stubs (unreachable:
  * madvise_behavior_valid() refuses their advice first).
  */
 #if KSIM_HAVE_MADVISE_BEHAVIOR

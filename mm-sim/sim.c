@@ -410,7 +410,8 @@ long ksim_sys_prctl_set_vma(unsigned long opt, unsigned long addr, unsigned long
  * (extract/syscalls.txt) on @mm, every argument as given: the advice, the
  * range checks, the lock, the walk and madvise_vma_behavior().  Advice
  * that is not about VMA flags fails with -ENOSYS where it reaches a VMA
- * (kernel_mm.c: not simulated).  Left out: process_madvise.
+ * (POPULATE_READ/WRITE: for any range; kernel_mm.c: not simulated).  Left
+ * out: process_madvise.
  */
 int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior)
 {

@@ -1612,6 +1612,37 @@ static int madvise_show(char *buf, size_t len, const void *args)
 }
 
 /*
+ * The valid advice mm-sim does not simulate reaches its callees (kernel_mm.c)
+ * through the tree's code (7.x: DONTNEED, FREE and DONTNEED_LOCKED by the
+ * per-VMA read lock, the others under the mmap read lock) and fails with
+ * -ENOSYS, changing nothing; over a hole only it is -ENOMEM (no VMA reached),
+ * but for POPULATE_READ/WRITE, whose madvise_populate() takes the whole range.
+ */
+static void madvise_page_level(void)
+{
+	static const int advice[] = { KSIM_MADV_WILLNEED, KSIM_MADV_DONTNEED, KSIM_MADV_FREE, KSIM_MADV_REMOVE,
+		KSIM_MADV_COLD, KSIM_MADV_PAGEOUT, KSIM_MADV_POPULATE_READ, KSIM_MADV_POPULATE_WRITE,
+		KSIM_MADV_DONTNEED_LOCKED };
+	struct mm_struct *mm = ksim_mm_new();
+	struct ksim_mm_snapshot *snap;
+	unsigned int i;
+
+	KSIM_EXPECT(!ksim_mmap(mm, CW, 4 * PG, ANON_RW_NORESERVE, NULL, 0));
+	KSIM_EXPECT(!ksim_touch(mm, CW, true));
+	snap = ksim_mm_snapshot(mm);
+	for (i = 0; i < sizeof(advice) / sizeof(advice[0]); i++) {
+		KSIM_EXPECT_EQ(ksim_madvise(mm, CW, 2 * PG, advice[i]), -ENOSYS);
+		KSIM_EXPECT_EQ(ksim_madvise(mm, CW + 8 * PG, 2 * PG, advice[i]),
+			       advice[i] == KSIM_MADV_POPULATE_READ || advice[i] == KSIM_MADV_POPULATE_WRITE ?
+			       -ENOSYS : -ENOMEM);
+		check(mm, "page-level advice");
+		KSIM_EXPECT(!ksim_mm_snapshot_compare(snap, mm), "advice %d changed the process", advice[i]);
+	}
+	ksim_mm_snapshot_free(snap);
+	ksim_mm_exit(mm);
+}
+
+/*
  * madvise(2)'s argument contract (the tree's SYSCALL_DEFINE3(madvise),
  * do_madvise() and madvise_vma_behavior(), extracted):
  * ksim_madvise_contract(), and the canonical call's result and VMA flags
@@ -1631,5 +1662,6 @@ KSIM_TEST(madvise_argument_contract)
 	       "%lu starts in a hole, %lu unaligned starts, %lu lengths 0, %lu lengths past TASK_SIZE or "
 	       "wrapping\n", madvise_drawn.bad_advice, madvise_drawn.unconfigured, madvise_drawn.hole,
 	       madvise_drawn.unaligned, madvise_drawn.zero, madvise_drawn.huge);
+	madvise_page_level();
 	check_all_freed();
 }

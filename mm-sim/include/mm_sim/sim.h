@@ -120,7 +120,8 @@ unsigned long ksim_sys_call_brk(struct mm_struct *mm, unsigned long brk);
 /*
  * madvise(2) (the tree's SYSCALL_DEFINE3(madvise), every argument as
  * given; uapi MADV_* values, the VMA-flag advice below simulated, other
- * valid advice -ENOSYS where it reaches a VMA) and prctl(PR_SET_VMA,
+ * valid advice -ENOSYS where it reaches a VMA, POPULATE_READ/WRITE for any
+ * range) and prctl(PR_SET_VMA,
  * PR_SET_VMA_ANON_NAME) (@name NULL: clear), through mm/madvise.c's
  * madvise_update_vma() and mm/vma.c's merge and split (trees with
  * mm/vma.c; -ENOSYS elsewhere).  As the kernel: -EINVAL for unknown advice,
