@@ -361,8 +361,8 @@ struct ksim_madvise_args {
  * their order does not show.  A @len of 0 with valid advice does nothing
  * and returns 0 (the kernel's do_madvise(); the man page is silent).
  * Else 0, and @a is the canonical call:
- * @len rounded up to pages ("the address range beginning at address addr
- * and with size length bytes", applied to whole pages).  What the call
+ * @len rounded up to pages ("madvise() only operates on whole pages ...
+ * The value of length is rounded up to a multiple of page size").  What the call
  * then does is decided per VMA, not up front, the same for both forms:
  * holes in the range are skipped and reported as -ENOMEM after the rest
  * is done ("Addresses in the specified range are not currently mapped"),
