@@ -16,7 +16,8 @@
  *                                      vm_mmap_pgoff(), do_mmap()
  *                                      (extract/mmap.txt)
  *   mm_syscalls_gen.c                  mlock(2), mlock2(2), munlock(2),
- *                                      brk(2), prctl(PR_SET_VMA)
+ *                                      brk(2), madvise(2),
+ *                                      prctl(PR_SET_VMA)
  *                                      (extract/syscalls.txt)
  *
  * Static kernel functions the simulator drives (dup_mmap) get a ksim_
@@ -24,7 +25,6 @@
  * files they come from define them.
  */
 #include <mm_sim/kernel.h>
-#include <mm_sim/sim.h>	/* KSIM_MADV_*: the uapi advice numbers */
 #include <lib/rbtree.c>
 #include <mm/interval_tree.c>
 #ifdef KSIM_VMA_SUITE
@@ -81,176 +81,129 @@ struct madvise_behavior;
 
 #if KSIM_MMSIM_ANON_NAME
 /*
- * madvise(2) and PR_SET_VMA_ANON_NAME below the syscall, with the mmap write
- * lock held (sim.c, or the tree's madvise_set_anon_name() on 7.x,
- * prctl_set_vma() on 6.12): the tree's madvise_update_vma() for each VMA of the
- * range.  What decides the new flags is madvise_vma_behavior()'s switch,
- * its VMA-flag cases only (the same in every tree with mm/vma.c); page-level
- * advice, KSM, THP, guard regions and the 7.x per-VMA read-lock fast path
- * are not simulated.  ENOMEM becomes EAGAIN there, as here.
+ * madvise(2) is the tree's from the syscall down to madvise_vma_behavior()'s
+ * switch (extract/syscalls.txt), the VMA-flag advice through the tree's
+ * madvise_update_vma() and mm/vma.c.  What the switch dispatches to for
+ * page-level advice is not simulated (no page cache, swap, LRU, page-table
+ * markers or zapping of ranges by advice): mm-sim's versions, kernel names,
+ * fail with -ENOSYS, an error madvise(2) never returns, so a caller can
+ * never mistake one for the kernel's answer.  The arguments were checked
+ * by the tree first (do_madvise()), and each is reached only for a mapped
+ * VMA of the range, but madvise_populate(), which takes the whole range.
+ * THP and KSM are not configured: their calls in the switch are
+ * include/linux/huge_mm.h's and ksm.h's stubs (unreachable:
+ * madvise_behavior_valid() refuses their advice first).
  */
-#define KSIM_MADV_SET_NAME	(-1)	/* __MADV_SET_ANON_VMA_NAME (7.x); 6.12 has no number for it */
-static int ksim_madvise_flags(struct vm_area_struct *vma, int behavior, vm_flags_t *flags)
+#if KSIM_HAVE_MADVISE_BEHAVIOR
+static long madvise_remove(struct madvise_behavior *madv_behavior)
 {
-	vm_flags_t new_flags = vma->vm_flags;
-
-	switch (behavior) {
-	case KSIM_MADV_NORMAL:
-		new_flags = new_flags & ~VM_RAND_READ & ~VM_SEQ_READ;
-		break;
-	case KSIM_MADV_SEQUENTIAL:
-		new_flags = (new_flags & ~VM_RAND_READ) | VM_SEQ_READ;
-		break;
-	case KSIM_MADV_RANDOM:
-		new_flags = (new_flags & ~VM_SEQ_READ) | VM_RAND_READ;
-		break;
-	case KSIM_MADV_DONTFORK:
-		new_flags |= VM_DONTCOPY;
-		break;
-	case KSIM_MADV_DOFORK:
-		if (new_flags & VM_SPECIAL)
-			return -EINVAL;
-		new_flags &= ~VM_DONTCOPY;
-		break;
-	case KSIM_MADV_WIPEONFORK:	/* only supported on anonymous memory */
-		if (vma->vm_file || new_flags & VM_SHARED)
-			return -EINVAL;
-		new_flags |= VM_WIPEONFORK;
-		break;
-	case KSIM_MADV_KEEPONFORK:
-		if (new_flags & VM_DROPPABLE)
-			return -EINVAL;
-		new_flags &= ~VM_WIPEONFORK;
-		break;
-	case KSIM_MADV_DONTDUMP:
-		new_flags |= VM_DONTDUMP;
-		break;
-	case KSIM_MADV_DODUMP:
-		if ((new_flags & VM_SPECIAL) || (new_flags & VM_DROPPABLE))
-			return -EINVAL;
-		new_flags &= ~VM_DONTDUMP;
-		break;
-	case KSIM_MADV_SET_NAME:	/* only anonymous mappings can be named */
-		if (vma->vm_file && !vma_is_anon_shmem(vma))
-			return -EBADF;
-		break;
-	default:
-		return -EINVAL;
-	}
-	*flags = new_flags;
-	return 0;
+	return -ENOSYS;		/* vfs_fallocate() hole punch: not simulated */
 }
 
-#if KSIM_HAVE_MADVISE_BEHAVIOR
-/* madvise_vma_behavior(), its update part */
-static int ksim_madvise_vma(struct madvise_behavior *madv_behavior)
+static long madvise_willneed(struct madvise_behavior *madv_behavior)
 {
-	vm_flags_t new_flags;
-	int error = ksim_madvise_flags(madv_behavior->vma, madv_behavior->behavior, &new_flags);
+	return -ENOSYS;		/* readahead, swapin: not simulated */
+}
 
-	if (!error)
-		error = madvise_update_vma(new_flags, madv_behavior);
-	return error == -ENOMEM ? -EAGAIN : error;
+static long madvise_cold(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;		/* LRU deactivation: not simulated */
+}
+
+static long madvise_pageout(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;		/* reclaim: not simulated */
+}
+
+static long madvise_dontneed_free(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;		/* zap_page_range_single(), lazy free: not simulated */
+}
+
+static long madvise_populate(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;		/* faultin_page_range(): not simulated */
+}
+
+static long madvise_guard_install(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;		/* guard pte markers: not simulated */
+}
+
+static long madvise_guard_remove(struct madvise_behavior *madv_behavior)
+{
+	return -ENOSYS;
+}
+
+/* include/linux/huge_mm.h without CONFIG_TRANSPARENT_HUGEPAGE */
+static inline int hugepage_madvise(struct vm_area_struct *vma, vm_flags_t *vm_flags, int advice)
+{
+	return -EINVAL;
+}
+
+static inline int madvise_collapse(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				   bool *lock_dropped)
+{
+	return -EINVAL;
+}
+#else
+static long madvise_remove(struct vm_area_struct *vma, struct vm_area_struct **prev,
+			   unsigned long start, unsigned long end)
+{
+	return -ENOSYS;		/* vfs_fallocate() hole punch: not simulated */
+}
+
+static long madvise_willneed(struct vm_area_struct *vma, struct vm_area_struct **prev,
+			     unsigned long start, unsigned long end)
+{
+	return -ENOSYS;		/* readahead, swapin: not simulated */
+}
+
+static long madvise_cold(struct vm_area_struct *vma, struct vm_area_struct **prev,
+			 unsigned long start, unsigned long end)
+{
+	return -ENOSYS;		/* LRU deactivation: not simulated */
+}
+
+static long madvise_pageout(struct vm_area_struct *vma, struct vm_area_struct **prev,
+			    unsigned long start, unsigned long end)
+{
+	return -ENOSYS;		/* reclaim: not simulated */
+}
+
+static long madvise_dontneed_free(struct vm_area_struct *vma, struct vm_area_struct **prev,
+				  unsigned long start, unsigned long end, int behavior)
+{
+	return -ENOSYS;		/* zap_page_range_single(), lazy free: not simulated */
+}
+
+static long madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior)
+{
+	return -ENOSYS;		/* faultin_page_range(): not simulated */
+}
+
+/* include/linux/huge_mm.h without CONFIG_TRANSPARENT_HUGEPAGE */
+static inline int hugepage_madvise(struct vm_area_struct *vma, unsigned long *vm_flags, int advice)
+{
+	return -EINVAL;
+}
+
+static inline int madvise_collapse(struct vm_area_struct *vma, struct vm_area_struct **prev,
+				   unsigned long start, unsigned long end)
+{
+	return -EINVAL;
 }
 
 /*
- * madvise_walk_vmas() under the mmap write lock (no per-VMA lock path, the
- * lock never dropped); the kernel's name, as 7.x's madvise_set_anon_name()
- * (extract/syscalls.txt) calls it.
+ * mm/mseal.c's (mm/vma.h declares it under CONFIG_64BIT): mseal is not
+ * simulated (VM_SEALED is VM_NONE), and for an unsealed VMA every advice
+ * may modify
  */
-static int madvise_walk_vmas(struct madvise_behavior *madv_behavior)
+bool can_modify_vma_madv(struct vm_area_struct *vma, int behavior)
 {
-	struct mm_struct *mm = madv_behavior->mm;
-	struct madvise_behavior_range *range = &madv_behavior->range;
-	unsigned long last_end = range->end;
-	int unmapped_error = 0;
-	int error;
-	struct vm_area_struct *prev, *vma;
-
-	vma = find_vma_prev(mm, range->start, &prev);
-	if (vma && range->start > vma->vm_start)
-		prev = vma;
-	for (;;) {
-		if (!vma)
-			return -ENOMEM;
-		if (range->start < vma->vm_start) {
-			unmapped_error = -ENOMEM;
-			range->start = vma->vm_start;
-			if (range->start >= last_end)
-				break;
-		}
-		range->end = min(vma->vm_end, last_end);
-		madv_behavior->prev = prev;
-		madv_behavior->vma = vma;
-		error = ksim_madvise_vma(madv_behavior);
-		if (error)
-			return error;
-		vma = madv_behavior->vma;
-		prev = vma;
-		if (range->end < vma->vm_end)
-			range->end = vma->vm_end;
-		if (range->end >= last_end)
-			break;
-		vma = find_vma(mm, vma->vm_end);
-		range->start = range->end;
-	}
-	return unmapped_error;
-}
-
-/*
- * madvise_lock()/madvise_unlock() for the only behaviour that reaches them
- * here, __MADV_SET_ANON_VMA_NAME: get_lock_mode() says the mmap write lock,
- * taken killable (-EINTR: fault class signal).
- */
-static int madvise_lock(struct madvise_behavior *madv_behavior)
-{
-	if (mmap_write_lock_killable(madv_behavior->mm))
-		return -EINTR;
-	madv_behavior->lock_mode = MADVISE_MMAP_WRITE_LOCK;
-	return 0;
-}
-
-static void madvise_unlock(struct madvise_behavior *madv_behavior)
-{
-	mmap_write_unlock(madv_behavior->mm);
-	madv_behavior->lock_mode = MADVISE_NO_LOCK;
-}
-#else
-/* madvise_vma_behavior() for the flag cases: the VMA's own name kept (a reference held across) */
-static int ksim_madvise_visit(struct vm_area_struct *vma, struct vm_area_struct **prev,
-			      unsigned long start, unsigned long end, unsigned long behavior)
-{
-	struct anon_vma_name *anon_name;
-	vm_flags_t new_flags;
-	int error = ksim_madvise_flags(vma, (int)behavior, &new_flags);
-
-	if (error)
-		return error;
-	anon_name = anon_vma_name(vma);
-	anon_vma_name_get(anon_name);
-	error = madvise_update_vma(vma, prev, start, end, new_flags, anon_name);
-	anon_vma_name_put(anon_name);
-	return error == -ENOMEM ? -EAGAIN : error;
+	return true;
 }
 #endif
-
-/* [start, end) page-aligned and non-empty (sim.c checked) */
-int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior)
-{
-#if KSIM_HAVE_MADVISE_BEHAVIOR
-	struct madvise_behavior madv_behavior = {
-		.mm = mm,
-		.behavior = behavior,
-		.lock_mode = MADVISE_MMAP_WRITE_LOCK,
-		.range = { start, end },
-	};
-
-	return madvise_walk_vmas(&madv_behavior);
-#else
-	return madvise_walk_vmas(mm, start, end, (unsigned long)behavior, ksim_madvise_visit);
-#endif
-}
-
 #endif /* KSIM_MMSIM_ANON_NAME */
 
 #if KSIM_MMSIM_MREMAP

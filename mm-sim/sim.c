@@ -401,30 +401,27 @@ int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, uns
 }
 
 #if KSIM_MMSIM_ANON_NAME
-int ksim_madvise_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, int behavior);
+long ksim_sys_madvise(unsigned long start, size_t len_in, int behavior);
 long ksim_sys_prctl_set_vma(unsigned long opt, unsigned long addr, unsigned long size, unsigned long arg);
 #endif
 
 /*
- * madvise(2) for the advice that changes VMA flags: do_madvise()'s range
- * checks, the mmap write lock (madvise_lock()), then the walk of
- * kernel_mm.c.  Left out: the other advice (not VMA flags), process_madvise.
+ * madvise(2): the tree's SYSCALL_DEFINE3(madvise) and do_madvise()
+ * (extract/syscalls.txt) on @mm, every argument as given: the advice, the
+ * range checks, the lock, the walk and madvise_vma_behavior().  Advice
+ * that is not about VMA flags fails with -ENOSYS where it reaches a VMA
+ * (POPULATE_READ/WRITE: for any range; kernel_mm.c: not simulated).  Left
+ * out: process_madvise.
  */
 int ksim_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior)
 {
 #if KSIM_MMSIM_ANON_NAME
-	unsigned long end;
-	int err;
+	long err;
 
-	err = ksim_syscall_range(start, len, &end);
-	if (err || end == start)
-		return err;
 	ksim_set_current(mm);
-	mmap_write_lock(mm);
-	err = ksim_madvise_vmas(mm, start, end, behavior);
-	mmap_write_unlock(mm);
+	err = ksim_sys_madvise(start, len, behavior);
 	ksim_set_current(NULL);
-	return err;
+	return (int)err;
 #else
 	return -ENOSYS;
 #endif

@@ -35,6 +35,7 @@
  *   - fail_prealloc makes vma_iter_prealloc() fail, as in the harness.
  */
 #include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>	/* ksim_mm_init() & co., for the harness below */
 #include <mm/vma.h>
 
 #include <stdbool.h>

@@ -20,7 +20,8 @@
  * mm-sim/munmap_argument_contract), brk(2) (SYSCALL_DEFINE1(brk);
  * mm-sim/brk_argument_contract) and prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)
  * (prctl_set_vma(), 7.x's set_anon_vma_name(), madvise_set_anon_name();
- * mm-sim/anon_name_argument_contract).  mm-sim's madvise, mbind and the
+ * mm-sim/anon_name_argument_contract) and madvise(2) (SYSCALL_DEFINE3(madvise),
+ * do_madvise(); mm-sim/madvise_argument_contract).  mm-sim's mbind and the
  * uffd calls take tidy arguments from ksim code (sim.c): a contract check
  * there would test ksim, so they are not covered (mm-sim/README.md).
  */
@@ -317,6 +318,86 @@ static inline long ksim_anon_name_contract(struct ksim_anon_name_args *a)
 	if ((a->size && !len) || a->addr + len < a->addr)
 		return -EINVAL;
 	a->size = len;
+	return 0;
+}
+
+struct ksim_madvise_args {
+	unsigned long start, len;
+	int behavior;
+};
+
+/* uapi asm-generic/mman-common.h advice mm-sim does not simulate (sim.h has the others) */
+#define KSIM_MADV_WILLNEED		3
+#define KSIM_MADV_DONTNEED		4
+#define KSIM_MADV_FREE			8
+#define KSIM_MADV_REMOVE		9
+#define KSIM_MADV_MERGEABLE		12
+#define KSIM_MADV_UNMERGEABLE		13
+#define KSIM_MADV_HUGEPAGE		14
+#define KSIM_MADV_NOHUGEPAGE		15
+#define KSIM_MADV_COLD			20
+#define KSIM_MADV_PAGEOUT		21
+#define KSIM_MADV_POPULATE_READ		22
+#define KSIM_MADV_POPULATE_WRITE	23
+#define KSIM_MADV_DONTNEED_LOCKED	24
+#define KSIM_MADV_COLLAPSE		25
+#define KSIM_MADV_HWPOISON		100
+#define KSIM_MADV_SOFT_OFFLINE		101
+#define KSIM_MADV_GUARD_INSTALL		102
+#define KSIM_MADV_GUARD_REMOVE		103
+
+/*
+ * madvise(2) (the man page's ERRORS; every tree's do_madvise()): -EINVAL
+ * for advice that is not valid ("advice is not a valid"): a value the
+ * uapi does not define (negative ones included, and the gaps 5-7, 26-99,
+ * 104 on), and MADV_MERGEABLE/UNMERGEABLE, MADV_HUGEPAGE/NOHUGEPAGE/COLLAPSE,
+ * MADV_HWPOISON/SOFT_OFFLINE, which need CONFIG_KSM, CONFIG_TRANSPARENT_HUGEPAGE
+ * and CONFIG_MEMORY_FAILURE (mm-sim's kernel has none of them: "advice is
+ * MADV_MERGEABLE or MADV_UNMERGEABLE, but the kernel was not configured
+ * with CONFIG_KSM", the others "available only if the kernel was
+ * configured with" theirs); -EINVAL for an unaligned @start ("addr is not
+ * page-aligned or length is negative") and for a @len whose rounding up
+ * to pages or whose end wraps (a "negative" length).  All -EINVAL, so
+ * their order does not show.  A @len of 0 with valid advice does nothing
+ * and returns 0 (the kernel's do_madvise(); the man page is silent).
+ * Else 0, and @a is the canonical call:
+ * @len rounded up to pages ("madvise() only operates on whole pages ...
+ * The value of length is rounded up to a multiple of page size").  What the call
+ * then does is decided per VMA, not up front, the same for both forms:
+ * holes in the range are skipped and reported as -ENOMEM after the rest
+ * is done ("Addresses in the specified range are not currently mapped"),
+ * and the first VMA that refuses the advice stops the walk with its error,
+ * the VMAs before it changed: MADV_WIPEONFORK on a file or shared mapping
+ * (-EINVAL, madvise_vma_behavior(); the man page: "can be applied only to
+ * private anonymous pages", "EINVAL advice is MADV_FREE or MADV_WIPEONFORK
+ * but the specified address range includes file, Huge TLB, MAP_SHARED, or
+ * VM_PFNMAP ranges").  Callers pass no MADV_GUARD_INSTALL/REMOVE (valid
+ * since Linux 6.13, so tree-dependent, and not simulated) and no valid
+ * page-level advice (not simulated: mm-sim's callees return -ENOSYS).
+ */
+static inline long ksim_madvise_contract(struct ksim_madvise_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+	unsigned long len;
+
+	switch (a->behavior) {
+	case KSIM_MADV_NORMAL: case KSIM_MADV_RANDOM: case KSIM_MADV_SEQUENTIAL:
+	case KSIM_MADV_WILLNEED: case KSIM_MADV_DONTNEED: case KSIM_MADV_FREE:
+	case KSIM_MADV_REMOVE: case KSIM_MADV_DONTFORK: case KSIM_MADV_DOFORK:
+	case KSIM_MADV_DONTDUMP: case KSIM_MADV_DODUMP: case KSIM_MADV_WIPEONFORK:
+	case KSIM_MADV_KEEPONFORK: case KSIM_MADV_COLD: case KSIM_MADV_PAGEOUT:
+	case KSIM_MADV_POPULATE_READ: case KSIM_MADV_POPULATE_WRITE:
+	case KSIM_MADV_DONTNEED_LOCKED: case KSIM_MADV_GUARD_INSTALL: case KSIM_MADV_GUARD_REMOVE:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (a->start & (pg - 1))
+		return -EINVAL;
+	len = (a->len + pg - 1) & ~(pg - 1);
+	if ((a->len && !len) || a->start + len < a->start)
+		return -EINVAL;
+	a->len = len;
 	return 0;
 }
 

@@ -838,6 +838,55 @@ struct mm_walk_ops {
 #define PR_SET_VMA				0x53564d41
 #define PR_SET_VMA_ANON_NAME			0
 #endif
+/*
+ * madvise(2) (extract/syscalls.txt): the uapi asm-generic/mman-common.h
+ * advice values (every tree's; the guard ones are 7.x's).  The kernel is
+ * one without CONFIG_KSM, CONFIG_TRANSPARENT_HUGEPAGE and
+ * CONFIG_MEMORY_FAILURE, so madvise_behavior_valid() refuses MERGEABLE,
+ * UNMERGEABLE, HUGEPAGE, NOHUGEPAGE, COLLAPSE, HWPOISON and SOFT_OFFLINE;
+ * no block layer (include/linux/blkdev.h without CONFIG_BLOCK: the plug
+ * is empty); x86-64 without LAM (no address tags, remote or not) and
+ * without protection keys (asm-generic/mm_hooks.h: every access allowed).
+ */
+#ifndef MADV_NORMAL
+#define MADV_NORMAL				0
+#define MADV_RANDOM				1
+#define MADV_SEQUENTIAL				2
+#define MADV_WILLNEED				3
+#define MADV_DONTNEED				4
+#define MADV_FREE				8
+#define MADV_REMOVE				9
+#define MADV_DONTFORK				10
+#define MADV_DOFORK				11
+#define MADV_MERGEABLE				12
+#define MADV_UNMERGEABLE			13
+#define MADV_HUGEPAGE				14
+#define MADV_NOHUGEPAGE				15
+#define MADV_DONTDUMP				16
+#define MADV_DODUMP				17
+#define MADV_WIPEONFORK				18
+#define MADV_KEEPONFORK				19
+#define MADV_COLD				20
+#define MADV_PAGEOUT				21
+#define MADV_POPULATE_READ			22
+#define MADV_POPULATE_WRITE			23
+#define MADV_DONTNEED_LOCKED			24
+#define MADV_COLLAPSE				25
+#define MADV_HWPOISON				100
+#define MADV_SOFT_OFFLINE			101
+#define MADV_GUARD_INSTALL			102
+#define MADV_GUARD_REMOVE			103
+#endif
+struct blk_plug {
+};
+static inline void blk_start_plug(struct blk_plug *plug)
+{
+}
+static inline void blk_finish_plug(struct blk_plug *plug)
+{
+}
+#define untagged_addr_remote(mm, a)		(a)
+#define arch_vma_access_permitted(v, w, e, f)	true
 #ifndef RLIM_INFINITY
 #define RLIM_INFINITY				(~0UL)
 #endif

@@ -118,12 +118,16 @@ long ksim_sys_call_mlock2(struct mm_struct *mm, unsigned long start, unsigned lo
 int ksim_brk(struct mm_struct *mm, unsigned long newbrk);
 unsigned long ksim_sys_call_brk(struct mm_struct *mm, unsigned long brk);
 /*
- * madvise(2)'s VMA-flag advice (uapi MADV_* values) and prctl(PR_SET_VMA,
+ * madvise(2) (the tree's SYSCALL_DEFINE3(madvise), every argument as
+ * given; uapi MADV_* values, the VMA-flag advice below simulated, other
+ * valid advice -ENOSYS where it reaches a VMA, POPULATE_READ/WRITE for any
+ * range) and prctl(PR_SET_VMA,
  * PR_SET_VMA_ANON_NAME) (@name NULL: clear), through mm/madvise.c's
  * madvise_update_vma() and mm/vma.c's merge and split (trees with
- * mm/vma.c; -ENOSYS elsewhere).  As the kernel: -ENOMEM for a gap in the
- * range (after doing the rest), -EAGAIN when an allocation failed, -EBADF
- * naming a file mapping, -EINVAL for WIPEONFORK on a non-private-anonymous one.
+ * mm/vma.c; -ENOSYS elsewhere).  As the kernel: -EINVAL for unknown advice,
+ * an unaligned start or a wrapping length, -ENOMEM for a gap in the range
+ * (after doing the rest), -EAGAIN when an allocation failed, -EBADF naming
+ * a file mapping, -EINVAL for WIPEONFORK on a non-private-anonymous one.
  */
 #define KSIM_MADV_NORMAL	0
 #define KSIM_MADV_RANDOM	1
