@@ -113,7 +113,7 @@ static void mmap_draw(struct ksim_rng *rng, struct ksim_mmap_args *a)
 		a->off |= 1 + ksim_rng_below(rng, PG - 1);
 
 	/* MAP_FIXED_NOREPLACE's -EEXIST comes before the checks after the placement */
-	late = !anon && a->off / PG > ((~0UL >> 1) - a->len) / PG;
+	late = !anon && a->off / PG > ((~0UL >> 1) - ((a->len + PG - 1) & ~(PG - 1))) / PG;	/* len as rounded */
 	late |= (a->flags & KSIM_MAP_GROWSDOWN) && (!anon || (a->flags & KSIM_MAP_TYPE) != KSIM_MAP_PRIVATE);
 	late |= (a->flags & KSIM_MAP_TYPE) != KSIM_MAP_SHARED && (a->flags & KSIM_MAP_TYPE) != KSIM_MAP_PRIVATE;
 	if (late && (a->flags & KSIM_MAP_FIXED_NOREPLACE))
