@@ -246,6 +246,17 @@ ksim_feature(KSIM_HAVE_MMAP_PREPARE FILE mm/vma.c REGEX "^static int call_mmap_p
   WHY "__mmap_region() calls a file's f_op->mmap_prepare() with a struct vm_area_desc, then mm/util.c's mmap_action_prepare()/_complete()")
 ksim_feature(KSIM_HAVE_UFFD_OPS FILE include/linux/userfaultfd_k.h REGEX "^struct vm_uffd_ops \\{"
   WHY "VMAs say whether they can userfault through vm_uffd_ops: vma_can_userfault() and the register/unregister code are static in mm/userfaultfd.c (was an inline of linux/userfaultfd_k.h, the ioctls in fs/userfaultfd.c)")
+ksim_feature(KSIM_HAVE_UFFD_FEATURES_READ_ONCE FILE mm/userfaultfd.c
+  REGEX "^static unsigned int userfaultfd_features\\(struct userfaultfd_ctx \\*ctx\\)$"
+  WHY "the uffd ioctls read ctx->features through userfaultfd_features() (READ_ONCE: UFFDIO_SET_MODE changes them)")
+# UFFDIO_UNREGISTER refuses a VMA registered to another context (-EINVAL);
+# before, it unregistered it: the ioctl lives in fs/ (6.x) or mm/ (7.x)
+ksim_feature(KSIM_HAVE_UFFD_UNREGISTER_OWN_CTX_FS FILE fs/userfaultfd.c
+  REGEX "Prevent unregistering through a different userfaultfd than"
+  WHY "fs/userfaultfd.c's UFFDIO_UNREGISTER refuses VMAs of another context")
+ksim_feature(KSIM_HAVE_UFFD_UNREGISTER_OWN_CTX_MM FILE mm/userfaultfd.c
+  REGEX "Prevent unregistering through a different userfaultfd than"
+  WHY "mm/userfaultfd.c's UFFDIO_UNREGISTER refuses VMAs of another context")
 ksim_feature(KSIM_HAVE_VM_MUNMAP_IN_VMA_C FILE mm/vma.c REGEX "^int __vm_munmap\\("
   WHY "__vm_munmap() (munmap(2), vm_munmap()) lives in mm/vma.c (was static in mm/mmap.c)")
 ksim_feature(KSIM_HAVE_INSTALL_SPECIAL_MAPPING_IN_VMA_C FILE mm/vma.c REGEX "^struct vm_area_struct \\*__install_special_mapping\\($"

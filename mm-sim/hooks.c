@@ -655,15 +655,40 @@ void ksim_mremap_userfaultfd_prep(struct vm_area_struct *vma, struct vm_userfaul
 		uffd_reset_ctx(vma);
 }
 
+/*
+ * userfaultfd(2) and the UFFDIO_API handshake: the context keeps the
+ * features asked for and UFFD_FEATURE_INITIALIZED (userfaultfd_api(),
+ * uffd_ctx_features()), the ioctls' gate.  Callers ask only for the
+ * features ksim emulates (hooks.h), as a monitor asks UFFDIO_API.
+ */
 struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features)
 {
-	struct userfaultfd_ctx *ctx = uffd_ctx_new(mm, features);
+	struct userfaultfd_ctx *ctx = uffd_ctx_new(mm, features | KSIM_UFFD_FEATURE_INITIALIZED);
 
 	if (ctx)
 		ctx->fd_open = true;
 	return ctx;
 }
 
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * UFFDIO_REGISTER and UFFDIO_UNREGISTER: the tree's ioctl functions
+ * (userfaultfd_register(), userfaultfd_unregister(), kernel_mm.c) with the
+ * uffdio struct's address as the ioctl's argument: the argument checks,
+ * the VMA checks and loops and the ioctls mask written back are the
+ * kernel's.  What userfaultfd_ioctl() does before (the UFFDIO_API gate)
+ * is not run: ksim's contexts are all past the handshake.
+ */
+int ksim_uffd_ioctl_register(struct userfaultfd_ctx *ctx, struct ksim_uffdio_register *uffdio)
+{
+	return ksim_userfaultfd_register(ctx, (unsigned long)uffdio);
+}
+
+int ksim_uffd_ioctl_unregister(struct userfaultfd_ctx *ctx, const struct ksim_uffdio_range *range)
+{
+	return ksim_userfaultfd_unregister(ctx, (unsigned long)range);
+}
+#else
 /* validate_range() of the ioctls: page-aligned, non-empty, below TASK_SIZE */
 static int uffd_validate_range(unsigned long start, unsigned long len)
 {
@@ -674,136 +699,22 @@ static int uffd_validate_range(unsigned long start, unsigned long len)
 	return 0;
 }
 
-#if KSIM_HAVE_MM_VMA_C
 /*
- * UFFDIO_REGISTER: userfaultfd_register()'s checks (fs/userfaultfd.c on
- * 6.12, mm/userfaultfd.c on 7.x; copy_from_user(), hugetlb alignment and
- * the ioctls bitmask left out), then the tree's userfaultfd_register_range()
- * under the mmap write lock with the mm pinned, as the ioctl calls it.
+ * 6.1 (no mm/vma.c, no userfaultfd_register_range(); its ioctls merge and
+ * split with vma_merge() themselves): emulated, whole VMAs inside the
+ * range get the context; @uffdio->ioctls is not written.
  */
-int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
-		       unsigned long mode)
+int ksim_uffd_ioctl_register(struct userfaultfd_ctx *ctx, struct ksim_uffdio_register *uffdio)
 {
+	unsigned long start = uffdio->range.start, end = start + uffdio->range.len;
 	struct mm_struct *mm = ctx->mm;
-	unsigned long end = start + len, vm_flags;
-	struct vm_area_struct *vma, *cur;
-	struct vma_iterator vmi;
-	int ret;
-
-	/* WP needs uffd-wp ptes, MINOR shmem or hugetlb: neither is simulated */
-	if (!mode || (mode & ~KSIM_UFFDIO_REGISTER_MODE_MISSING))
-		return -EINVAL;
-	vm_flags = VM_UFFD_MISSING;
-	ret = uffd_validate_range(start, len);
-	if (ret)
-		return ret;
-	if (!mmget_not_zero(mm))
-		return -ENOMEM;
-	ret = -EINVAL;
-	mmap_write_lock(mm);
-	vma_iter_init(&vmi, mm, start);
-	vma = vma_find(&vmi, end);
-	if (!vma)
-		goto out_unlock;
-	cur = vma;
-	do {
-		if (!cur->vm_userfaultfd_ctx.ctx != !(cur->vm_flags & VM_UFFD_FLAGS))
-			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
-				     "UFFDIO_REGISTER: VMA [%#lx, %#lx) has ctx %p and uffd flags %#lx",
-				     cur->vm_start, cur->vm_end, (void *)cur->vm_userfaultfd_ctx.ctx,
-				     cur->vm_flags & VM_UFFD_FLAGS);
-		ret = -EINVAL;
-		if (!ksim_vma_can_userfault(cur, vm_flags))
-			goto out_unlock;
-		/* UFFDIO_COPY fills holes without PROT_WRITE: the mapping must allow writing */
-		ret = -EPERM;
-		if (!(cur->vm_flags & VM_MAYWRITE))
-			goto out_unlock;
-		/* one context per VMA */
-		ret = -EBUSY;
-		if (cur->vm_userfaultfd_ctx.ctx && cur->vm_userfaultfd_ctx.ctx != ctx)
-			goto out_unlock;
-	} for_each_vma_range(vmi, cur, end);
-	ret = ksim_userfaultfd_register_range(ctx, vma, vm_flags, start, end);
-out_unlock:
-	mmap_write_unlock(mm);
-	mmput(mm);
-	return ret;
-}
-
-/*
- * UFFDIO_UNREGISTER: userfaultfd_unregister()'s checks and its loop over
- * the VMAs of the range (the ioctl's own text, which 6.12 keeps in
- * fs/userfaultfd.c: not extracted), each registered VMA through the tree's
- * userfaultfd_clear_vma(); no fault waits, so there is nothing to wake.
- */
-int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len)
-{
-	struct mm_struct *mm = ctx->mm;
-	unsigned long end = start + len, vma_end;
-	struct vm_area_struct *vma, *prev, *cur;
-	struct vma_iterator vmi;
-	int ret;
-
-	ret = uffd_validate_range(start, len);
-	if (ret)
-		return ret;
-	if (!mmget_not_zero(mm))
-		return -ENOMEM;
-	mmap_write_lock(mm);
-	ret = -EINVAL;
-	vma_iter_init(&vmi, mm, start);
-	vma = vma_find(&vmi, end);
-	if (!vma)
-		goto out_unlock;
-	cur = vma;
-	do {
-		/* only through the context that registered it */
-		if (cur->vm_userfaultfd_ctx.ctx && cur->vm_userfaultfd_ctx.ctx != ctx)
-			goto out_unlock;
-		if (!ksim_vma_can_userfault(cur, cur->vm_flags))
-			goto out_unlock;
-	} for_each_vma_range(vmi, cur, end);
-
-	vma_iter_set(&vmi, start);
-	prev = vma_prev(&vmi);
-	if (vma->vm_start < start)
-		prev = vma;
-	ret = 0;
-	for_each_vma_range(vmi, vma, end) {
-		if (!vma->vm_userfaultfd_ctx.ctx)
-			goto skip;
-		if (vma->vm_start > start)
-			start = vma->vm_start;
-		vma_end = min(end, vma->vm_end);
-		vma = ksim_userfaultfd_clear_vma(&vmi, prev, vma, start, vma_end);
-		if (IS_ERR(vma)) {
-			ret = PTR_ERR(vma);
-			break;
-		}
-skip:
-		prev = vma;
-		start = vma->vm_end;
-	}
-out_unlock:
-	mmap_write_unlock(mm);
-	mmput(mm);
-	return ret;
-}
-#else
-/* 6.1 (no mm/vma.c, no userfaultfd_register_range()): whole VMAs inside the range get the context */
-int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
-		       unsigned long mode)
-{
-	struct mm_struct *mm = ctx->mm;
-	unsigned long end = start + len;
 	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, start);
-	int ret = uffd_validate_range(start, len);
+	int ret = uffd_validate_range(start, uffdio->range.len);
 
 	if (ret)
 		return ret;
-	if (mode != KSIM_UFFDIO_REGISTER_MODE_MISSING)
+	if (uffdio->mode != KSIM_UFFDIO_REGISTER_MODE_MISSING)
 		return -EINVAL;
 	mmap_write_lock(mm);
 	for_each_vma_range(vmi, vma, end) {
@@ -816,11 +727,26 @@ int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigne
 	return 0;
 }
 
-int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len)
+int ksim_uffd_ioctl_unregister(struct userfaultfd_ctx *ctx, const struct ksim_uffdio_range *range)
 {
 	return -ENOSYS;
 }
 #endif
+
+int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
+		       unsigned long mode)
+{
+	struct ksim_uffdio_register uffdio = { .range = { start, len }, .mode = mode };
+
+	return ksim_uffd_ioctl_register(ctx, &uffdio);
+}
+
+int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len)
+{
+	struct ksim_uffdio_range range = { start, len };
+
+	return ksim_uffd_ioctl_unregister(ctx, &range);
+}
 
 /* userfaultfd_release(): the monitor closes the file */
 static void uffd_release(struct userfaultfd_ctx *ctx)

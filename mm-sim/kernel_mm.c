@@ -293,7 +293,30 @@ long ksim_sys_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
  * configured: MISSING mode on anonymous memory; uffd-wp (its pte bits and
  * markers), MINOR, hugetlb and shmem are not, so the pte work these functions
  * guard by userfaultfd_wp()/_rwp() never runs (reaching it WARNs).
+ *
+ * The ioctls above them are the tree's too: userfaultfd_register() and
+ * userfaultfd_unregister() (fs/userfaultfd.c on 6.12, mm/userfaultfd.c on
+ * 7.x) with validate_range(), given the address of the uffdio struct: they
+ * read it with the shim's copy_from_user() and write the ioctls mask back
+ * with put_user() (ksim has no user/kernel split).  The page tables have
+ * no uffd pte bit: pgtable_supports_uffd_wp() (7.2), pgtable_supports_uffd()
+ * (7.3) are false, and CONFIG_HAVE_ARCH_USERFAULTFD_WP (6.12) and _MINOR
+ * are not set, so WP, RWP and MINOR registration is refused (-EINVAL) by
+ * the ioctl's own checks, as on an architecture without them.
  */
+#include <include/uapi/linux/userfaultfd.h>
+#include <linux/uaccess.h>
+#define pgtable_supports_uffd_wp()	false
+#define pgtable_supports_uffd()		false
+struct userfaultfd_wake_range;
+/*
+ * wake_userfault(): wakes the faults waiting in the range being
+ * unregistered.  No fault ever waits here (handle_userfault() is not
+ * simulated), so there is nothing to wake.
+ */
+static inline void wake_userfault(struct userfaultfd_ctx *ctx, struct userfaultfd_wake_range *range)
+{
+}
 #if KSIM_HAVE_UFFD_OPS
 struct vm_uffd_ops {		/* include/linux/userfaultfd_k.h: the member asked here */
 	bool (*can_userfault)(struct vm_area_struct *vma, vm_flags_t vm_flags);
@@ -332,24 +355,23 @@ static const struct vm_uffd_ops *vma_uffd_ops(struct vm_area_struct *vma)
 }
 #endif
 
-bool ksim_vma_can_userfault(struct vm_area_struct *vma, unsigned long vm_flags)
+/* sim.h's uffdio structs are the uapi's, field for field */
+static_assert(sizeof(struct ksim_uffdio_register) == sizeof(struct uffdio_register) &&
+	      offsetof(struct ksim_uffdio_register, range.len) == offsetof(struct uffdio_register, range.len) &&
+	      offsetof(struct ksim_uffdio_register, mode) == offsetof(struct uffdio_register, mode) &&
+	      offsetof(struct ksim_uffdio_register, ioctls) == offsetof(struct uffdio_register, ioctls));
+static_assert(sizeof(struct ksim_uffdio_range) == sizeof(struct uffdio_range) &&
+	      offsetof(struct ksim_uffdio_range, len) == offsetof(struct uffdio_range, len));
+
+/* the ioctls' bodies, as userfaultfd_ioctl() calls them with the ioctl's argument */
+int ksim_userfaultfd_register(struct userfaultfd_ctx *ctx, unsigned long arg)
 {
-	return vma_can_userfault(vma, vm_flags, false);
+	return userfaultfd_register(ctx, arg);
 }
 
-/* wp_async false: UFFD_FEATURE_WP_ASYNC is not simulated */
-int ksim_userfaultfd_register_range(struct userfaultfd_ctx *ctx, struct vm_area_struct *vma,
-				    unsigned long vm_flags, unsigned long start, unsigned long end)
+int ksim_userfaultfd_unregister(struct userfaultfd_ctx *ctx, unsigned long arg)
 {
-	return userfaultfd_register_range(ctx, vma, vm_flags, start, end, false);
-}
-
-struct vm_area_struct *ksim_userfaultfd_clear_vma(struct vma_iterator *vmi,
-						  struct vm_area_struct *prev,
-						  struct vm_area_struct *vma,
-						  unsigned long start, unsigned long end)
-{
-	return userfaultfd_clear_vma(vmi, prev, vma, start, end);
+	return userfaultfd_unregister(ctx, arg);
 }
 
 void ksim_userfaultfd_reset_ctx(struct vm_area_struct *vma)

@@ -1204,6 +1204,7 @@ struct ksim_vma_snap {
 	struct anon_vma *anon_vma;
 	unsigned long chain;
 	const void *anon_name;	/* the name object: a refused prctl leaves it */
+	const void *uffd_ctx;	/* the userfaultfd context: a refused UFFDIO_(UN)REGISTER leaves it */
 };
 struct ksim_pte_snap {
 	unsigned long addr, pfn;
@@ -1259,7 +1260,8 @@ struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm)
 		if (i == (unsigned long)mm->map_count)
 			break;
 		s->vmas[i] = (struct ksim_vma_snap){ vma->vm_start, vma->vm_end, vma->vm_flags,
-			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0, NULL };
+			vma->vm_pgoff, vma->vm_file, vma->anon_vma, 0, NULL,
+			vma->vm_userfaultfd_ctx.ctx };
 #ifdef CONFIG_ANON_VMA_NAME
 		s->vmas[i].anon_name = vma->anon_name;
 #endif

@@ -17,6 +17,7 @@ static void ksim_vma_info_fill(struct vm_area_struct *vma, struct ksim_vma_info 
 	out->flags = vma->vm_flags;
 	out->pgoff = vma->vm_pgoff;
 	out->file = vma->vm_file;
+	out->uffd_ctx = vma->vm_userfaultfd_ctx.ctx;
 	/* set under mmap_read_lock by a concurrent fault (__anon_vma_prepare): READ_ONCE */
 	out->anon_vma = READ_ONCE(vma->anon_vma) != NULL;
 	out->name[0] = 0;

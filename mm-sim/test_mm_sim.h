@@ -57,6 +57,7 @@ struct contract_test {
 	long (*run)(struct mm_struct *mm, const void *args);
 	int (*show)(char *buf, size_t len, const void *args);	/* "name(args)" */
 	const char *garbage;			/* what garbage the kernel must ignore */
+	bool exact;				/* the contract decides success too: a call it takes must succeed */
 };
 void contract_run(const struct contract_test *t);
 

@@ -653,13 +653,16 @@ struct mm_struct *contract_layout(uint64_t seed)
 
 /*
  * Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or
- * not, anonymous name or none), pages mapped, counters (locked_vm too).
+ * not, anonymous name or none, userfaultfd context: each process has its
+ * own, so the same one wherever the other has the same one), pages mapped,
+ * counters (locked_vm too).
  */
 bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
 {
 	static struct ksim_vma_info va[32], vb[32];
+	const void *ctx_a[32], *ctx_b[32];
 	struct ksim_mm_info ia, ib;
-	int na = ksim_mm_vmas(a, va, 32), nb = ksim_mm_vmas(b, vb, 32), i;
+	int na = ksim_mm_vmas(a, va, 32), nb = ksim_mm_vmas(b, vb, 32), i, j, nctx = 0;
 	unsigned long k;
 
 	if (na != nb || na > 32) {
@@ -680,6 +683,17 @@ bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t l
 			snprintf(why, len, "VMA %d [%#lx, %#lx): name %s\"%.20s\" vs %s\"%.20s\"", i, va[i].start,
 				 va[i].end, va[i].named ? "" : "(none) ", va[i].name, vb[i].named ? "" : "(none) ",
 				 vb[i].name);
+			return false;
+		}
+		for (j = 0; j < nctx && ctx_a[j] != va[i].uffd_ctx && ctx_b[j] != vb[i].uffd_ctx; j++)
+			;
+		if (j == nctx) {
+			ctx_a[nctx] = va[i].uffd_ctx;
+			ctx_b[nctx++] = vb[i].uffd_ctx;
+		}
+		if (ctx_a[j] != va[i].uffd_ctx || ctx_b[j] != vb[i].uffd_ctx || !va[i].uffd_ctx != !vb[i].uffd_ctx) {
+			snprintf(why, len, "VMA %d [%#lx, %#lx): userfaultfd context %p vs %p (not the same one)", i,
+				 va[i].start, va[i].end, va[i].uffd_ctx, vb[i].uffd_ctx);
 			return false;
 		}
 		for (k = va[i].start; k < va[i].end; k += PG) {
@@ -954,6 +968,7 @@ void contract_run(const struct contract_test *t)
 			KSIM_EXPECT(ra == rb && contract_same(a, b, why, sizeof(why)),
 				    "%s = %ld, but %ld as %s%s%s", sraw, ra, rb, scanon, ra == rb ? ": " : "",
 				    ra == rb ? why : "");
+			KSIM_EXPECT(!t->exact || !ra, "%s = %ld: the contract takes it, it must succeed", sraw, ra);
 			failed += (unsigned long)ra >= -4095UL;	/* -errno; else 0 or an address */
 			garbage += (unsigned long)ra < -4095UL && memcmp(raw, canon, t->size);
 		}

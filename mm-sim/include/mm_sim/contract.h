@@ -20,10 +20,12 @@
  * mm-sim/munmap_argument_contract), brk(2) (SYSCALL_DEFINE1(brk);
  * mm-sim/brk_argument_contract) and prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)
  * (prctl_set_vma(), 7.x's set_anon_vma_name(), madvise_set_anon_name();
- * mm-sim/anon_name_argument_contract) and madvise(2) (SYSCALL_DEFINE3(madvise),
- * do_madvise(); mm-sim/madvise_argument_contract).  mm-sim's mbind and the
- * uffd calls take tidy arguments from ksim code (sim.c): a contract check
- * there would test ksim, so they are not covered (mm-sim/README.md).
+ * mm-sim/anon_name_argument_contract), madvise(2) (SYSCALL_DEFINE3(madvise),
+ * do_madvise(); mm-sim/madvise_argument_contract) and the userfaultfd ioctls
+ * UFFDIO_REGISTER and UFFDIO_UNREGISTER (userfaultfd_register(),
+ * userfaultfd_unregister(); mm-sim/uffd_argument_contract).  mm-sim's
+ * mbind takes tidy arguments from ksim code (sim.c): a contract check
+ * there would test ksim, so it is not covered (mm-sim/README.md).
  */
 #ifndef _MM_SIM_CONTRACT_H
 #define _MM_SIM_CONTRACT_H
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <string.h>
 #include <mm_sim/sim.h>
+#include <mm_sim/query.h>	/* ksim_uffd_contract() reads the range's VMAs */
 
 struct ksim_mremap_args {
 	unsigned long addr, old_len, new_len, flags, new_addr;
@@ -398,6 +401,98 @@ static inline long ksim_madvise_contract(struct ksim_madvise_args *a)
 	if ((a->len && !len) || a->start + len < a->start)
 		return -EINVAL;
 	a->len = len;
+	return 0;
+}
+
+/*
+ * ioctl(2) on a userfaultfd: UFFDIO_REGISTER (@call KSIM_UFFD_REGISTER,
+ * reads @uffdio's range and mode, writes its ioctls on success) or
+ * UFFDIO_UNREGISTER (KSIM_UFFD_UNREGISTER, reads @uffdio.range only), on
+ * the process's context @which (0 or 1: the tests open two).
+ */
+enum { KSIM_UFFD_REGISTER, KSIM_UFFD_UNREGISTER };
+struct ksim_uffd_args {
+	unsigned long call, which;
+	struct ksim_uffdio_register uffdio;
+};
+
+/* x86-64's TASK_SIZE (4-level page tables): mm->task_size, the ioctls' limit */
+#define KSIM_UFFD_TASK_SIZE	((1UL << 47) - KSIM_PAGE_SIZE)
+/*
+ * The ioctls a MISSING registration of anonymous memory reports
+ * (ioctl_userfaultfd(2): "the kernel modifies the ioctls bit-mask field to
+ * indicate which ioctl(2) operations are available for the specified
+ * range"): UFFDIO_WAKE, _COPY, _ZEROPAGE, _MOVE and _POISON, bits 2, 3, 4,
+ * 5 and 8 (the uapi's _UFFDIO_* numbers and UFFD_API_RANGE_IOCTLS, the same
+ * in 6.12, 7.2 and 7.3); not _WRITEPROTECT (WP mode only), _CONTINUE
+ * (MINOR only), 7.3's _RWPROTECT (RWP only).
+ */
+#define KSIM_UFFD_IOCTLS_MISSING	((1UL << 2) | (1UL << 3) | (1UL << 4) | (1UL << 5) | (1UL << 8))
+/* UFFDIO_UNREGISTER refuses a VMA of another context (7.2, 7.3; not 6.12.95) */
+#define KSIM_UFFD_UNREGISTER_OWN_CTX	(KSIM_HAVE_UFFD_UNREGISTER_OWN_CTX_FS || KSIM_HAVE_UFFD_UNREGISTER_OWN_CTX_MM)
+
+/*
+ * UFFDIO_REGISTER and UFFDIO_UNREGISTER of @a->uffdio.range on @mm
+ * through @ctx (ioctl_userfaultfd(2)), the VMAs of the range included.
+ * The range: -EINVAL unless page-aligned and not empty ("range.start or
+ * range.len is not a multiple of the system page size; or, range.len is
+ * zero"), below TASK_SIZE and not wrapping ("or these fields are
+ * otherwise invalid": validate_range()).  REGISTER's mode: -EINVAL unless
+ * UFFDIO_REGISTER_MODE_MISSING alone ("An invalid or unsupported bit was
+ * specified in the mode field; or the mode field was zero"): WP ("private
+ * anonymous ranges are compatible"), MINOR and 7.3's RWP are refused as on
+ * an architecture without uffd-wp and minor faults, ksim's configuration
+ * (no uffd pte bit; MINOR needs shmem or hugetlbfs, not simulated, which
+ * anonymous memory would refuse anyway); all -EINVAL, so their order does
+ * not show.  The VMAs: a range with none in it is -EINVAL ("There is no
+ * mapping in the specified address range"); a hole inside the range is not
+ * an error, what is mapped is (un)registered.  In address order, the
+ * first VMA that is not anonymous is -EINVAL ("an incompatible mapping":
+ * files; a shared anonymous mapping would be shmem, which ksim does not
+ * simulate: the tests map none); for REGISTER, one without VM_MAYWRITE is
+ * -EPERM (the kernel's check that UFFDIO_COPY may fill it; the man page
+ * does not list it) and one registered with another context -EBUSY ("A
+ * mapping in the specified range is registered with another userfaultfd
+ * object"); for UNREGISTER, one of another context is -EINVAL where the
+ * tree refuses it (KSIM_UFFD_UNREGISTER_OWN_CTX; 6.12.95 unregisters it:
+ * the man page does not say); a range that is not registered is success,
+ * nothing changes.  Else 0, the call must succeed, and @a is the canonical
+ * call: REGISTER's ioctls 0 (an output, never read).
+ */
+static inline long ksim_uffd_contract(struct mm_struct *mm, struct userfaultfd_ctx *ctx,
+				      struct ksim_uffd_args *a)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+	unsigned long start = a->uffdio.range.start, len = a->uffdio.range.len, end = start + len;
+	struct ksim_vma_info v[32];
+	bool reg = a->call == KSIM_UFFD_REGISTER, found = false;
+	int i, n;
+
+	if (reg && a->uffdio.mode != KSIM_UFFDIO_REGISTER_MODE_MISSING)
+		return -EINVAL;
+	if ((start | len) & (pg - 1) || !len || start >= KSIM_UFFD_TASK_SIZE ||
+	    len > KSIM_UFFD_TASK_SIZE - start)
+		return -EINVAL;
+	n = ksim_mm_vmas(mm, v, 32);
+	for (i = 0; i < n && i < 32; i++) {
+		const void *other = v[i].uffd_ctx && v[i].uffd_ctx != (const void *)ctx ? v[i].uffd_ctx : NULL;
+
+		if (v[i].end <= start || v[i].start >= end)
+			continue;
+		found = true;
+		if (v[i].file)
+			return -EINVAL;
+		if (reg && !(v[i].flags & KSIM_VM_MAYWRITE))
+			return -EPERM;
+		if (reg && other)
+			return -EBUSY;
+		if (!reg && other && KSIM_UFFD_UNREGISTER_OWN_CTX)
+			return -EINVAL;
+	}
+	if (!found)
+		return -EINVAL;
+	if (reg)
+		a->uffdio.ioctls = 0;
 	return 0;
 }
 

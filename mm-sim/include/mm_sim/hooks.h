@@ -49,9 +49,13 @@ void ksim_khugepaged_exit(struct mm_struct *mm, KSIM_SITE_ARGS);
 
 /* ---- userfaultfd (fs/userfaultfd.c): fork and unmap events ---- */
 /*
- * fs/userfaultfd.c's context (7.x: mm/userfaultfd.c), the fields the VMA
- * code and the emulation read; mm/userfaultfd.c's registration functions
- * (extracted, kernel_mm.c) read ->mm.
+ * The kernel's context (include/linux/userfaultfd_k.h on 6.12+, 6.1 keeps
+ * it in fs/userfaultfd.c) reduced to the fields the VMA code, the ioctls
+ * and the emulation read: mm/userfaultfd.c's registration functions and
+ * the UFFDIO_(UN)REGISTER ioctls (extracted, kernel_mm.c) read ->mm and
+ * ->features (as UFFDIO_API leaves them: the requested features and
+ * UFFD_FEATURE_INITIALIZED).  Its wait queues are not here: no fault waits
+ * (kernel_mm.c's wake_userfault()).
  */
 struct userfaultfd_ctx {
 	atomic_t refcount;
@@ -91,14 +95,9 @@ static inline bool vma_has_uffd_without_event_remap(struct vm_area_struct *vma)
 bool ksim_uffd_ctx_live(struct userfaultfd_ctx *ctx, struct mm_struct *mm);
 #if KSIM_HAVE_MM_VMA_C
 /* mm/userfaultfd.c's registration functions, extracted (kernel_mm.c; static on 7.x) */
-struct vma_iterator;
-bool ksim_vma_can_userfault(struct vm_area_struct *vma, unsigned long vm_flags);
-int ksim_userfaultfd_register_range(struct userfaultfd_ctx *ctx, struct vm_area_struct *vma,
-				    unsigned long vm_flags, unsigned long start, unsigned long end);
-struct vm_area_struct *ksim_userfaultfd_clear_vma(struct vma_iterator *vmi,
-						  struct vm_area_struct *prev,
-						  struct vm_area_struct *vma,
-						  unsigned long start, unsigned long end);
+/* the UFFDIO_REGISTER/UNREGISTER ioctls (6.12: fs/userfaultfd.c), @arg the uffdio struct's address */
+int ksim_userfaultfd_register(struct userfaultfd_ctx *ctx, unsigned long arg);
+int ksim_userfaultfd_unregister(struct userfaultfd_ctx *ctx, unsigned long arg);
 void ksim_userfaultfd_reset_ctx(struct vm_area_struct *vma);
 void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *ctx);
 #endif

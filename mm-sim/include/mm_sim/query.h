@@ -18,6 +18,7 @@ struct ksim_vma_info {
 	bool anon_vma;
 	char name[80];			/* its anonymous VMA name (ANON_VMA_NAME_MAX_LEN), "" if none */
 	bool named;			/* it has one: "" is a name too */
+	const void *uffd_ctx;		/* its userfaultfd context (identity), NULL if not registered */
 };
 
 /*

@@ -306,15 +306,30 @@ struct userfaultfd_ctx;
 #define KSIM_UFFD_FEATURE_EVENT_REMAP	(1UL << 2)	/* not emulated */
 #define KSIM_UFFD_FEATURE_EVENT_UNMAP	(1UL << 6)
 struct userfaultfd_ctx *ksim_uffd_open(struct mm_struct *mm, unsigned long features);
+#define KSIM_UFFD_FEATURE_INITIALIZED	(1UL << 31)	/* fs/userfaultfd.c: UFFDIO_API done */
 /* UFFDIO_REGISTER_MODE_* (include/uapi/linux/userfaultfd.h); only MISSING is simulated */
 #define KSIM_UFFDIO_REGISTER_MODE_MISSING	(1UL << 0)
 #define KSIM_UFFDIO_REGISTER_MODE_WP		(1UL << 1)
 #define KSIM_UFFDIO_REGISTER_MODE_MINOR		(1UL << 2)
+#define KSIM_UFFDIO_REGISTER_MODE_RWP		(1UL << 3)	/* 7.3 */
+/* struct uffdio_range, struct uffdio_register (include/uapi/linux/userfaultfd.h) */
+struct ksim_uffdio_range {
+	unsigned long start, len;
+};
+struct ksim_uffdio_register {
+	struct ksim_uffdio_range range;
+	unsigned long mode;
+	unsigned long ioctls;		/* out: the ioctls the range supports */
+};
 /*
- * UFFDIO_REGISTER/UFFDIO_UNREGISTER of [start, start + len): the ioctls'
- * checks, then mm/userfaultfd.c's userfaultfd_register_range() /
- * userfaultfd_clear_vma() (6.1: whole VMAs only, emulated).  0 or -errno.
+ * ioctl(uffd, UFFDIO_REGISTER, @uffdio) and ioctl(uffd, UFFDIO_UNREGISTER,
+ * @range): the tree's userfaultfd_register()/_unregister() (6.12+; 6.1:
+ * emulated, whole VMAs only, no unregister), which read the struct and on
+ * success write @uffdio->ioctls.  0 or -errno.  ksim_uffd_register() and
+ * ksim_uffd_unregister() build the struct of [start, start + len).
  */
+int ksim_uffd_ioctl_register(struct userfaultfd_ctx *ctx, struct ksim_uffdio_register *uffdio);
+int ksim_uffd_ioctl_unregister(struct userfaultfd_ctx *ctx, const struct ksim_uffdio_range *range);
 int ksim_uffd_register(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len,
 		       unsigned long mode);
 int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsigned long len);

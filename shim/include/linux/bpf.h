@@ -593,19 +593,8 @@ int bpf_fd_htab_map_update_elem(struct bpf_map *map, struct file *map_file,
 				void *key, void *value, u64 map_flags);
 int bpf_fd_htab_map_lookup_elem(struct bpf_map *map, void *key, u32 *value);
 
-/* copy_{to,from}_user: batch ops read "user" memory, which is ours. */
-static inline unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
-{
-	memcpy(to, from, n);
-	return 0;
-}
-static inline unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
-{
-	memcpy(to, from, n);
-	return 0;
-}
-#define put_user(x, p)	({ *(p) = (x); 0; })
-#define get_user(x, p)	({ (x) = *(p); 0; })
+/* copy_{to,from}_user: batch ops read "user" memory, which is ours (linux/uaccess.h). */
+#include <linux/uaccess.h>
 
 /* bpf_iter (map element iterators over seq_file): declared so the tables compile. */
 struct bpf_iter_meta {
