@@ -25,6 +25,7 @@
  * files they come from define them.
  */
 #include <mm_sim/kernel.h>
+#include <mm_sim/sim.h>	/* struct ksim_uffdio_register/_range: checked against the uapi below */
 #include <lib/rbtree.c>
 #include <mm/interval_tree.c>
 #ifdef KSIM_VMA_SUITE
