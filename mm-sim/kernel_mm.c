@@ -554,6 +554,15 @@ static const struct mm_walk_ops queue_pages_lock_vma_walk_ops = {
 #include "mm_mpol_gen.c"
 
 #if KSIM_HAVE_MM_VMA_C
+/* sim.h's copies for tests and the contract model (6.12+: 6.1 has no MPOL_WEIGHTED_INTERLEAVE) */
+_Static_assert(KSIM_MAX_NUMNODES == MAX_NUMNODES && KSIM_NR_ONLINE_NODES == KSIM_NR_NODES &&
+	       KSIM_MPOL_MAX == MPOL_MAX && KSIM_MPOL_LOCAL == MPOL_LOCAL &&
+	       KSIM_MPOL_PREFERRED_MANY == MPOL_PREFERRED_MANY &&
+	       KSIM_MPOL_F_STATIC_NODES == MPOL_F_STATIC_NODES &&
+	       KSIM_MPOL_F_RELATIVE_NODES == MPOL_F_RELATIVE_NODES &&
+	       KSIM_MPOL_F_NUMA_BALANCING == MPOL_F_NUMA_BALANCING &&
+	       KSIM_MPOL_MF_MOVE_ALL == MPOL_MF_MOVE_ALL, "mm_sim/sim.h's NUMA values");
+
 /*
  * The VMAs at @addr in @a and @baddr in @b have equal policies, as the
  * kernel compares them for a merge (mpol_equal(): both none, or the same
