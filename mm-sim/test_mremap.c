@@ -1474,8 +1474,8 @@ static struct mm_struct *mbind_layout(uint64_t seed)
 }
 
 static struct {
-	unsigned long bad_mode, high_mode, mode_flags, null, bits_over, bits_high, node_high, offline,
-		      past_maxnode, bad_flags, unaligned, zero, wrap, outside;
+	unsigned long bad_mode, high_mode, mode_flags, null, maxnode0, bits_over, bits_high, node_high,
+		      offline, past_maxnode, bad_flags, unaligned, zero, wrap, outside;
 } mbind_drawn;
 
 /* a bit at or above @lo and below @hi, in @w's words (@hi > @lo) */
@@ -1488,12 +1488,14 @@ static void mbind_set_bit(struct ksim_rng *rng, unsigned long *w, unsigned long 
 
 /*
  * Draw an mbind(2): a range as mlock's draws it (sometimes starting in a
- * hole of the window, sometimes wrapping); a mode mostly valid, sometimes
+ * hole of the window, sometimes wrapping; a length of 0 with MPOL_DEFAULT
+ * and no mask); a mode mostly valid, sometimes
  * with mode flags (STATIC and RELATIVE together too), sometimes out of
  * range or garbage in its upper half; a mask of nodes 0 and 1, sometimes
  * with an offline node, a node at 64 or above inside maxnode - 1 bits, or
- * garbage past what the kernel reads; maxnode from 0 past PAGE_SIZE * 8 +
- * 1; flags mostly STRICT/MOVE/MOVE_ALL, sometimes an undefined bit.
+ * garbage past what the kernel reads, never bit maxnode - 1; maxnode from
+ * 0 (with a NULL mask) past PAGE_SIZE * 8 + 1; flags mostly
+ * STRICT/MOVE/MOVE_ALL, sometimes an undefined bit.
  */
 static void mbind_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
 {
@@ -1547,10 +1549,10 @@ static void mbind_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
 		     PG * 8 + 2 + ksim_rng_below(rng, 1UL << 20);
 	bits = a->maxnode - 1;
 	mbind_drawn.bits_over += a->maxnode && bits > PG * 8;
+	mbind_drawn.maxnode0 += !a->maxnode;
 	/* MPOL_DEFAULT and MPOL_LOCAL take no nodes: mostly none for them */
 	a->null = !ksim_rng_below(rng, (a->mode & 0xff) == KSIM_MPOL_DEFAULT ||
 				       (a->mode & 0xff) == KSIM_MPOL_LOCAL ? 2 : 16);
-	mbind_drawn.null += a->null;
 	a->mask[0] = ksim_rng_below(rng, 8) ? 1 + ksim_rng_below(rng, 3) : 0;
 	if (!ksim_rng_below(rng, 4)) {
 		mbind_set_bit(rng, a->mask, KSIM_NR_ONLINE_NODES, 64);
@@ -1573,6 +1575,18 @@ static void mbind_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
 		}
 	}
 	mbind_drawn.bits_high += bits > 64 && bits <= PG * 8;
+	/* never bit maxnode - 1 (the man page's last, not the kernel's) */
+	if (bits < 64 * KSIM_MBIND_MASK_WORDS)
+		a->mask[bits / 64] &= ~(1UL << (bits % 64));
+	/* maxnode 0 with no mask only, a length of 0 with MPOL_DEFAULT and no mask: ksim_mbind_contract() */
+	if (!a->maxnode)
+		a->null = true;
+	if (!a->len) {
+		a->mode = (a->mode & ~0xffffffffUL) | (a->mode & (KSIM_MPOL_F_STATIC_NODES |
+			  KSIM_MPOL_F_RELATIVE_NODES | KSIM_MPOL_F_NUMA_BALANCING));
+		a->null = true;
+	}
+	mbind_drawn.null += a->null;
 
 	a->flags = ksim_rng_below(rng, 8);
 	if (!ksim_rng_below(rng, 16)) {
@@ -1643,11 +1657,12 @@ KSIM_TEST(mbind_argument_contract)
 	memset(&mbind_drawn, 0, sizeof(mbind_drawn));
 	contract_run(&t);
 	printf("# drawn: %lu modes out of range, %lu with garbage in the upper half, %lu with mode flags; "
-	       "masks: %lu NULL, %lu maxnode - 1 past PAGE_SIZE * 8, %lu of 65 to PAGE_SIZE * 8 bits, "
+	       "masks: %lu NULL, %lu maxnode 0, %lu maxnode - 1 past PAGE_SIZE * 8, %lu of 65 to PAGE_SIZE * 8 bits, "
 	       "%lu with a node at 64 or above, %lu with an offline node, %lu with bits past maxnode - 1; "
 	       "%lu undefined flags, %lu unaligned starts, %lu lengths 0, %lu wrapping, %lu starts "
 	       "anywhere in the window\n", mbind_drawn.bad_mode, mbind_drawn.high_mode,
-	       mbind_drawn.mode_flags, mbind_drawn.null, mbind_drawn.bits_over, mbind_drawn.bits_high,
+	       mbind_drawn.mode_flags, mbind_drawn.null, mbind_drawn.maxnode0, mbind_drawn.bits_over,
+	       mbind_drawn.bits_high,
 	       mbind_drawn.node_high, mbind_drawn.offline, mbind_drawn.past_maxnode, mbind_drawn.bad_flags,
 	       mbind_drawn.unaligned, mbind_drawn.zero, mbind_drawn.wrap, mbind_drawn.outside);
 	check_all_freed();

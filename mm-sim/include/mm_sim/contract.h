@@ -351,22 +351,27 @@ enum ksim_cover { KSIM_COVER_NONE, KSIM_COVER_PART, KSIM_COVER_ALL };
  * MPOL_F_NUMA_BALANCING with a mode other than MPOL_BIND or
  * MPOL_PREFERRED_MANY (every tree's sanitize_mpol_flags()).
  *
- * The node mask: NULL, or @maxnode of 0 or 1, is the empty mask.  The
- * kernel reads maxnode - 1 bits (get_nodes(): "--maxnode"; the man page
- * says "up to maxnode bits": callers never set bit maxnode - 1, where the
- * two differ); more than PAGE_SIZE * 8 of them is -EINVAL (so is a
- * maxnode of 0 with a mask: it wraps), and a set bit at 64
- * (MAX_NUMNODES) or above is -EINVAL ("nodemask specifies one or more
- * node IDs that are greater than the maximum supported node ID").  Bits
- * past maxnode - 1 are not read (callers set them only in words the
+ * The node mask: NULL, or @maxnode of 0 or 1, is the empty mask ("A NULL
+ * value of nodemask or a maxnode value of zero specifies the empty set").
+ * The kernel reads maxnode - 1 bits (get_nodes(): "--maxnode"; the man
+ * page says "up to maxnode bits": callers never set bit maxnode - 1, where
+ * the two differ, and pass maxnode 0 with a NULL mask only: the man page
+ * says the mask is then ignored, every tree's get_nodes() decrements
+ * first, wraps, and refuses it with -EINVAL); more than PAGE_SIZE * 8 of
+ * them is -EINVAL ("maxnode exceeds a kernel-imposed limit"), and a set
+ * bit at 64 (MAX_NUMNODES) or above is -EINVAL ("nodemask specifies one
+ * or more node IDs that are greater than the maximum supported node ID").
+ * Bits past maxnode - 1 are not read (callers set them only in words the
  * kernel does not read at all: get_nodes() checks the high words whole).
  *
  * @flags other than MPOL_MF_STRICT, MPOL_MF_MOVE, MPOL_MF_MOVE_ALL are
  * -EINVAL; MOVE_ALL needs CAP_SYS_NICE (-EPERM), which ksim's task has.
  * An unaligned @start is -EINVAL; @len is rounded up to pages, an end
- * that wraps is -EINVAL, a length of 0 succeeds at once (before the mode
- * is judged against the mask).  Callers keep @len a page short of
- * ULONG_MAX at least (the rounding wraps to 0 there).
+ * that wraps is -EINVAL, a length of 0 succeeds at once.  Callers pass a
+ * length of 0 with MPOL_DEFAULT and no mask only: the kernel returns
+ * before mpol_new() judges the mode against the mask (a 0-length MPOL_BIND
+ * with no nodes succeeds, where the man page says -EINVAL), and keep @len
+ * a page short of ULONG_MAX at least (the rounding wraps to 0 there).
  *
  * Then the mode against the mask: MPOL_DEFAULT takes no nodes (a
  * non-empty mask is -EINVAL); MPOL_LOCAL neither, nor a mode flag;
