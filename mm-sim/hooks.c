@@ -27,7 +27,7 @@
 /* Under --sched a holder may yield (slab calls are yield points): taken through the scheduler. */
 static pthread_mutex_t ksim_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kmem_cache *ksm_slot_cache, *thp_slot_cache, *uffd_ctx_cache, *vma_lock_cache;
-static struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" */
+struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" (hooks.h) */
 
 static bool mmf_test(struct mm_struct *mm, int bit)
 {
@@ -833,8 +833,25 @@ struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long add
 	return vma ? vma->vm_userfaultfd_ctx.ctx : NULL;
 }
 
-/* ---- NUMA policies: mm/mempolicy.c's object lifecycle (hooks.h) ---- */
+/* ---- NUMA: ksim's two nodes, and mm/mempolicy.c's object lifecycle (hooks.h) ---- */
+#define KSIM_NODES_ALL	{ { (1UL << KSIM_NR_NODES) - 1 } }
+nodemask_t node_states[NR_NODE_STATES] = {
+	[N_POSSIBLE] = KSIM_NODES_ALL,
+	[N_ONLINE] = KSIM_NODES_ALL,
+	[N_NORMAL_MEMORY] = KSIM_NODES_ALL,
+	[N_MEMORY] = KSIM_NODES_ALL,
+	[N_CPU] = KSIM_NODES_ALL,
+};
+
 static LIST_HEAD(mpol_all);
+
+/* a freed policy goes back to the cache off every list (__mpol_put()), as the ctor made it */
+static void ksim_mpol_ctor(void *p)
+{
+	struct mempolicy *pol = p;
+
+	INIT_LIST_HEAD(&pol->ksim_all);
+}
 
 /* __mpol_dup(): a new object, a copy with one reference (no cpuset to rebind against) */
 struct mempolicy *__mpol_dup(struct mempolicy *old)
@@ -859,35 +876,11 @@ void __mpol_put(struct mempolicy *pol)
 			     atomic_read(&pol->refcnt));
 	if (!atomic_dec_and_test(&pol->refcnt))
 		return;
+	/* mpol_new()'s own object was never listed: its ksim_all is the ctor's empty list */
 	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
-	list_del(&pol->ksim_all);
+	list_del_init(&pol->ksim_all);
 	pthread_mutex_unlock(&ksim_hooks_lock);
 	kmem_cache_free(policy_cache, pol);
-}
-
-/* __mpol_equal(): same mode, flags and nodes (MPOL_LOCAL: no nodes) */
-bool __mpol_equal(struct mempolicy *a, struct mempolicy *b)
-{
-	if (!a || !b)
-		return false;
-	return a->mode == b->mode && a->flags == b->flags && a->nodes == b->nodes;
-}
-
-/* mbind(2)'s mpol_new() for a mode other than MPOL_DEFAULT */
-struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes)
-{
-	struct mempolicy *pol = kmem_cache_alloc(policy_cache, GFP_KERNEL);
-
-	if (!pol)
-		return ERR_PTR(-ENOMEM);
-	memset(pol, 0, sizeof(*pol));
-	atomic_set(&pol->refcnt, 1);
-	pol->mode = mode;
-	pol->nodes = nodes;
-	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
-	list_add_tail(&pol->ksim_all, &mpol_all);
-	pthread_mutex_unlock(&ksim_hooks_lock);
-	return pol;
 }
 
 /*
@@ -936,7 +929,7 @@ unsigned long ksim_mpol_check_done(void)
 		if ((unsigned int)atomic_read(&it->refcnt) != it->ksim_refs) {
 			ksim_problem(KSIM_P_TEST, __FILE__, __LINE__,
 				     "policy %p (mode %u, nodes %#lx): refcount %d, VMAs pointing at it %u",
-				     (void *)it, it->mode, it->nodes, atomic_read(&it->refcnt), it->ksim_refs);
+				     (void *)it, it->mode, it->nodes.bits[0], atomic_read(&it->refcnt), it->ksim_refs);
 			bad++;
 		}
 	pthread_mutex_unlock(&ksim_hooks_lock);
@@ -1562,5 +1555,5 @@ void ksim_hooks_init(void)
 #if KSIM_HAVE_VMA_LOCK_ALLOC
 	vma_lock_cache = kmem_cache_create("vma_lock", sizeof(struct ksim_vma_lock), 0, 0, NULL);
 #endif
-	policy_cache = kmem_cache_create("numa_policy", sizeof(struct mempolicy), 0, SLAB_PANIC, NULL);
+	policy_cache = kmem_cache_create("numa_policy", sizeof(struct mempolicy), 0, SLAB_PANIC, ksim_mpol_ctor);
 }

@@ -386,59 +386,173 @@ void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *
 }
 #endif
 
-/* mm/mempolicy.c: vma_dup_policy(); with mm/vma.c also mbind_range() (extract/mempolicy.txt) */
+#if KSIM_HAVE_MM_VMA_C
+/*
+ * mbind(2)'s collaborators in mm/mempolicy.c (extract/mempolicy.txt).
+ * "User" memory is the caller's: copy_from_user() (linux/uaccess.h) reads
+ * where the mask points (never -EFAULT), no compat tasks.  capable() is
+ * true (mm_sim/kernel.h): MPOL_MF_MOVE_ALL is never -EPERM.
+ */
+#define in_compat_syscall()			false
+typedef u32 compat_ulong_t;
+static inline long compat_get_bitmap(unsigned long *mask, const compat_ulong_t __user *umask,
+				     unsigned long bitmap_size)
+{
+	BUG();	/* in_compat_syscall() is false */
+}
+/* include/linux/mm.h */
+static inline bool range_in_vma(const struct vm_area_struct *vma, unsigned long start,
+				unsigned long end)
+{
+	return (vma && vma->vm_start <= start && end <= vma->vm_end);
+}
+/*
+ * include/linux/mempolicy.h's vma_migratable() without DAX, hugetlb or
+ * zone limits (mm-sim has none): only I/O and PFN maps cannot migrate.
+ * Whatever it says, queue_pages_test_walk() queues nothing here.
+ */
+static inline bool vma_migratable(struct vm_area_struct *vma)
+{
+	return !(vma->vm_flags & (VM_IO | VM_PFNMAP));
+}
+/* no cpuset rebinds a policy (mpol_rebind_nodemask(), never called) */
+#define nodes_remap(dst, src, old, new)		BUG()
+/* mm/swap.c: no per-CPU LRU caches to drain */
+#define lru_cache_disable()			do { } while (0)
+#define lru_cache_enable()			do { } while (0)
+/*
+ * do_mbind()'s migration branch runs only when queue_pages_range() queued
+ * a folio; walk_page_range() below queues none (no pte walk), so every
+ * name it uses is a stop: reaching one is a bug in mm-sim.
+ */
+struct folio {
+	struct list_head lru;
+	pgoff_t index;
+};
+#define folio_test_ksm(f)			({ BUG(); false; })
+#define folio_page(f, n)			({ BUG(); (struct page *)NULL; })
+#define folio_order(f)				({ BUG(); 0U; })
+#define page_address_in_vma(...)		({ BUG(); -EFAULT; })
+#define get_vma_policy(v, a, o, i)		({ BUG(); (struct mempolicy *)NULL; })
+#define get_task_policy(t)			({ BUG(); (struct mempolicy *)NULL; })
+#define mpol_cond_put(p)			BUG()
+#define migrate_pages(...)			({ BUG(); 0; })
+#define putback_movable_pages(l)		BUG()
+#define MIGRATE_SYNC				2
+#define MR_MEMPOLICY_MBIND			5
+
+/*
+ * mm/pagewalk.c's walk_page_range(), the VMA level only: the range is cut
+ * at VMA boundaries, each VMA part locked as ops->walk_lock says
+ * (process_vma_walk_lock(): PGWALK_WRLOCK is vma_start_write()) and put to
+ * ops->test_walk (else a PFN map is skipped), holes go to ops->pte_hole.
+ * Where the kernel then walks the page tables (__walk_page_range() ->
+ * ops->pmd_entry etc.) this walks nothing: mm-sim's pages have no node,
+ * so a policy's walker would have nothing to check or queue (every page
+ * "is on an allowed node").  walk_page_range_vma() stays a no-op.
+ */
+#undef walk_page_range
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private)
+{
+	struct mm_walk walk = { .ops = ops, .mm = mm, .private = private };
+	struct vm_area_struct *vma;
+	unsigned long next;
+	int err = 0;
+
+	if (start >= end || !walk.mm)
+		return -EINVAL;
+	if (ops->walk_lock == PGWALK_RDLOCK)
+		mmap_assert_locked(mm);
+	else if (ops->walk_lock != PGWALK_VMA_RDLOCK_VERIFY)
+		mmap_assert_write_locked(mm);
+	vma = find_vma(mm, start);
+	do {
+		if (!vma || start < vma->vm_start) {
+			/* after the last VMA, or outside one */
+			walk.vma = NULL;
+			next = vma ? min(end, vma->vm_start) : end;
+			if (ops->pte_hole)
+				err = ops->pte_hole(start, next, -1, &walk);
+		} else {
+			if (ops->walk_lock == PGWALK_WRLOCK)
+				vma_start_write(vma);
+			else if (ops->walk_lock == PGWALK_WRLOCK_VERIFY)
+				vma_assert_write_locked(vma);
+			walk.vma = vma;
+			next = min(end, vma->vm_end);
+			vma = find_vma(mm, vma->vm_end);
+			if (ops->test_walk) {
+				err = ops->test_walk(start, next, &walk);
+			} else if (walk.vma->vm_flags & VM_PFNMAP) {
+				err = ops->pte_hole ? ops->pte_hole(start, next, -1, &walk) : 0;
+				err = err ? err : 1;
+			}
+			if (err > 0) {
+				err = 0;	/* skip this VMA */
+				continue;
+			}
+			/* err == 0: __walk_page_range(), nothing to walk */
+		}
+		if (err)
+			break;
+	} while (start = next, start < end);
+	return err;
+}
+
+/*
+ * queue_pages_range()'s walkers: mm/mempolicy.c's without the pte and
+ * hugetlb entries (walk_page_range() above never calls them): the VMA
+ * checks of queue_pages_test_walk() (holes are -EFAULT without
+ * MPOL_MF_DISCONTIG_OK) and the locking.
+ */
+static int queue_pages_test_walk(unsigned long start, unsigned long end, struct mm_walk *walk);
+static const struct mm_walk_ops queue_pages_walk_ops = {
+	.test_walk		= queue_pages_test_walk,
+	.walk_lock		= PGWALK_RDLOCK,
+};
+static const struct mm_walk_ops queue_pages_lock_vma_walk_ops = {
+	.test_walk		= queue_pages_test_walk,
+	.walk_lock		= PGWALK_WRLOCK,
+};
+#endif
+
+/*
+ * mm/mempolicy.c: vma_dup_policy() and __mpol_equal(); with mm/vma.c also
+ * mbind(2) from SYSCALL_DEFINE6(mbind) (ksim_sys_mbind()) down to
+ * mbind_range() (extract/mempolicy.txt)
+ */
 #include "mm_mpol_gen.c"
 
 #if KSIM_HAVE_MM_VMA_C
-/*
- * mbind(2) below the syscall, as do_mbind() does it with the mmap write
- * lock held: queue_pages_range() is reduced to what it does to VMAs (a hole
- * in the range is -EFAULT; every VMA of the range is write-locked,
- * MPOL_MF_WRLOCK); no pages are queued or migrated (no nodes to move them
- * to).  Then the tree's mbind_range() per VMA, as do_mbind()'s loop.
- * @mode 0 is MPOL_DEFAULT (no policy: mpol_new() returns NULL).
- */
-int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
-	       unsigned short mode, unsigned long nodes)
-{
-	struct vm_area_struct *vma, *prev;
-	struct mempolicy *new = NULL;
-	struct vma_iterator vmi;
-	unsigned long end, next;
-	int err = 0;
+/* sim.h's copies for tests and the contract model (6.12+: 6.1 has no MPOL_WEIGHTED_INTERLEAVE) */
+_Static_assert(KSIM_MAX_NUMNODES == MAX_NUMNODES && KSIM_NR_ONLINE_NODES == KSIM_NR_NODES &&
+	       KSIM_MPOL_MAX == MPOL_MAX && KSIM_MPOL_LOCAL == MPOL_LOCAL &&
+	       KSIM_MPOL_PREFERRED_MANY == MPOL_PREFERRED_MANY &&
+	       KSIM_MPOL_F_STATIC_NODES == MPOL_F_STATIC_NODES &&
+	       KSIM_MPOL_F_RELATIVE_NODES == MPOL_F_RELATIVE_NODES &&
+	       KSIM_MPOL_F_NUMA_BALANCING == MPOL_F_NUMA_BALANCING &&
+	       KSIM_MPOL_MF_MOVE_ALL == MPOL_MF_MOVE_ALL, "mm_sim/sim.h's NUMA values");
 
-	err = ksim_syscall_range(start, len, &end);
-	if (err || end == start)
-		return err;
-	if (mode) {
-		new = ksim_mpol_new(mode, nodes);
-		if (IS_ERR(new))
-			return PTR_ERR(new);
-	}
-	mmap_write_lock(mm);
-	next = start;
-	vma_iter_init(&vmi, mm, start);
-	for_each_vma_range(vmi, vma, end) {
-		if (vma->vm_start > next)
-			break;
-		vma_start_write(vma);
-		next = vma->vm_end;
-	}
-	if (next < end) {
-		err = -EFAULT;
-		goto out;
-	}
-	vma_iter_init(&vmi, mm, start);
-	prev = vma_prev(&vmi);
-	for_each_vma_range(vmi, vma, end) {
-		err = mbind_range(&vmi, vma, &prev, start, end, new);
-		if (err)
-			break;
-	}
-out:
-	mmap_write_unlock(mm);
-	mpol_put(new);
-	return err;
+/*
+ * The VMAs at @addr in @a and @baddr in @b have equal policies, as the
+ * kernel compares them for a merge (mpol_equal(): both none, or the same
+ * mode, flags, nodes, home node and, where kept, the user's node mask).
+ */
+bool ksim_vma_policy_same(struct mm_struct *a, unsigned long addr, struct mm_struct *b,
+			  unsigned long baddr)
+{
+	struct vm_area_struct *va, *vb;
+	bool same;
+
+	mmap_read_lock(a);
+	mmap_read_lock(b);
+	va = vma_lookup(a, addr);
+	vb = vma_lookup(b, baddr);
+	same = va && vb && mpol_equal(vma_policy(va), vma_policy(vb));
+	mmap_read_unlock(b);
+	mmap_read_unlock(a);
+	return same;
 }
 
 /* The policy of the VMA at @addr: NULL (none), or its mode and nodes in *@mode, *@nodes. */
@@ -451,8 +565,9 @@ const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigne
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
 	if (vma && (pol = vma_policy(vma))) {
+		/* MPOL_LOCAL has no nodes (mpol_new() leaves them unset) */
 		*mode = pol->mode;
-		*nodes = pol->nodes;
+		*nodes = pol->mode == MPOL_LOCAL ? 0 : pol->nodes.bits[0];
 	}
 	mmap_read_unlock(mm);
 	return pol;

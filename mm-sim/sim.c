@@ -400,6 +400,40 @@ int ksim_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, uns
 #endif
 }
 
+/*
+ * mbind(2): the syscall body (mm/mempolicy.c, extract/mempolicy.txt) on
+ * current->mm, with the node mask read from where @nmask points (@maxnode
+ * bits, the kernel's count: get_nodes() uses maxnode - 1 of them).  Where
+ * ksim differs: nodes 0 and 1 exist (mm_sim/hooks.h), no page is checked
+ * or moved (no page has a node: MPOL_MF_STRICT and MPOL_MF_MOVE* find
+ * nothing misplaced), capable() is true.
+ */
+long ksim_sys_mbind(unsigned long start, unsigned long len, unsigned long mode,
+		    const unsigned long *nmask, unsigned long maxnode, unsigned int flags);
+
+long ksim_sys_call_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+			 unsigned long mode, const unsigned long *nmask, unsigned long maxnode,
+			 unsigned int flags)
+{
+#if KSIM_HAVE_MM_VMA_C
+	long ret;
+
+	ksim_set_current(mm);
+	ret = ksim_sys_mbind(start, len, mode, nmask, maxnode, flags);
+	ksim_set_current(NULL);
+	return ret;
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* mbind(start, len, mode, &nodes, BITS_PER_LONG + 1, 0): one word of nodes, no flags */
+int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+	       unsigned short mode, unsigned long nodes)
+{
+	return ksim_sys_call_mbind(mm, start, len, mode, &nodes, BITS_PER_LONG + 1, 0);
+}
+
 #if KSIM_MMSIM_ANON_NAME
 long ksim_sys_madvise(unsigned long start, size_t len_in, int behavior);
 long ksim_sys_prctl_set_vma(unsigned long opt, unsigned long addr, unsigned long size, unsigned long arg);
@@ -1205,6 +1239,7 @@ struct ksim_vma_snap {
 	unsigned long chain;
 	const void *anon_name;	/* the name object: a refused prctl leaves it */
 	const void *uffd_ctx;	/* the userfaultfd context: a refused UFFDIO_(UN)REGISTER leaves it */
+	const void *policy;	/* the NUMA policy object: a refused mbind leaves it */
 };
 struct ksim_pte_snap {
 	unsigned long addr, pfn;
@@ -1265,6 +1300,7 @@ struct ksim_mm_snapshot *ksim_mm_snapshot(struct mm_struct *mm)
 #ifdef CONFIG_ANON_VMA_NAME
 		s->vmas[i].anon_name = vma->anon_name;
 #endif
+		s->vmas[i].policy = vma->vm_policy;
 		list_for_each(p, &vma->anon_vma_chain)
 			s->vmas[i].chain++;
 		i++;

@@ -39,10 +39,10 @@ static bool mpol_match(struct vm_area_struct *vma, const void *want, char *buf, 
 	struct mempolicy *pol = vma->vm_policy;
 
 	if (pol)
-		snprintf(buf, len, "m%u/%#lx", pol->mode, pol->nodes);
+		snprintf(buf, len, "m%u/%#lx", pol->mode, pol->nodes.bits[0]);
 	else
 		snprintf(buf, len, "%s", "");
-	return w && !pol == !w->mode && (!pol || (pol->mode == w->mode && pol->nodes == w->nodes));
+	return w && !pol == !w->mode && (!pol || (pol->mode == w->mode && pol->nodes.bits[0] == w->nodes));
 }
 static const struct vma_prop mpol_prop = {
 	.legend = "", .want_size = sizeof(struct pwant), .match = mpol_match,

@@ -654,8 +654,8 @@ struct mm_struct *contract_layout(uint64_t seed)
 /*
  * Both processes alike: VMAs (start, end, flags, pgoff, anon_vma, file or
  * not, anonymous name or none, userfaultfd context: each process has its
- * own, so the same one wherever the other has the same one), pages mapped,
- * counters (locked_vm too).
+ * own, so the same one wherever the other has the same one, NUMA policy as
+ * mpol_equal() compares it), pages mapped, counters (locked_vm too).
  */
 bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t len)
 {
@@ -696,6 +696,19 @@ bool contract_same(struct mm_struct *a, struct mm_struct *b, char *why, size_t l
 				 va[i].start, va[i].end, va[i].uffd_ctx, vb[i].uffd_ctx);
 			return false;
 		}
+#if KSIM_HAVE_MM_VMA_C
+		if (!ksim_vma_policy_same(a, va[i].start, b, vb[i].start)) {
+			unsigned short ma = 0, mb = 0;
+			unsigned long na = 0, nb = 0;
+			const void *pa = ksim_vma_policy_at(a, va[i].start, &ma, &na);
+			const void *pb = ksim_vma_policy_at(b, vb[i].start, &mb, &nb);
+
+			snprintf(why, len, "VMA %d [%#lx, %#lx): policy %s mode %u nodes %#lx vs %s mode %u "
+				 "nodes %#lx (or their flags)", i, va[i].start, va[i].end, pa ? "" : "(none)",
+				 ma, na, pb ? "" : "(none)", mb, nb);
+			return false;
+		}
+#endif
 		for (k = va[i].start; k < va[i].end; k += PG) {
 			if (!ksim_mm_pfn(a, k) != !ksim_mm_pfn(b, k)) {
 				snprintf(why, len, "page %#lx mapped in one only", k);
@@ -1678,5 +1691,226 @@ KSIM_TEST(madvise_argument_contract)
 	       "wrapping\n", madvise_drawn.bad_advice, madvise_drawn.unconfigured, madvise_drawn.hole,
 	       madvise_drawn.unaligned, madvise_drawn.zero, madvise_drawn.huge);
 	madvise_page_level();
+	check_all_freed();
+}
+
+/*
+ * The contract layout, and on some of them part of one mapping already
+ * under a policy (MPOL_BIND, MPOL_INTERLEAVE or MPOL_PREFERRED of nodes
+ * drawn from 0 and 1), the same on both processes: what a second mbind
+ * splits, merges with or replaces.
+ */
+static struct mm_struct *mbind_layout(uint64_t seed)
+{
+	static const unsigned short modes[] = { KSIM_MPOL_BIND, KSIM_MPOL_INTERLEAVE, KSIM_MPOL_PREFERRED };
+	struct mm_struct *mm = contract_layout(seed);
+	struct ksim_rng rng;
+	unsigned long pages, k, addr;
+
+	ksim_rng_seed(&rng, seed ^ 0x6d62696e64UL);
+	if (ksim_rng_below(&rng, 2)) {
+		unsigned short mode = modes[ksim_rng_below(&rng, 3)];
+		unsigned long nodes = 1 + ksim_rng_below(&rng, 3);
+
+		addr = contract_addr(&rng, mm, &pages, &k);
+		if (mode == KSIM_MPOL_PREFERRED)
+			nodes &= -nodes;
+		KSIM_EXPECT(!ksim_mbind(mm, addr, (1 + ksim_rng_below(&rng, pages - k)) * PG, mode, nodes));
+	}
+	return mm;
+}
+
+static struct {
+	unsigned long bad_mode, high_mode, mode_flags, null, maxnode0, bits_over, bits_high, node_high,
+		      offline, past_maxnode, bad_flags, unaligned, zero, wrap, outside;
+} mbind_drawn;
+
+/* a bit at or above @lo and below @hi, in @w's words (@hi > @lo) */
+static void mbind_set_bit(struct ksim_rng *rng, unsigned long *w, unsigned long lo, unsigned long hi)
+{
+	unsigned long b = lo + ksim_rng_below(rng, hi - lo);
+
+	w[b / 64] |= 1UL << (b % 64);
+}
+
+/*
+ * Draw an mbind(2): a range as mlock's draws it (sometimes starting in a
+ * hole of the window, sometimes wrapping; a length of 0 with MPOL_DEFAULT
+ * and no mask); a mode mostly valid, sometimes
+ * with mode flags (STATIC and RELATIVE together too), sometimes out of
+ * range or garbage in its upper half; a mask of nodes 0 and 1, sometimes
+ * with an offline node, a node at 64 or above inside maxnode - 1 bits, or
+ * garbage past what the kernel reads, never bit maxnode - 1; maxnode from
+ * 0 (with a NULL mask) past PAGE_SIZE * 8 + 1; flags mostly
+ * STRICT/MOVE/MOVE_ALL, sometimes an undefined bit.
+ */
+static void mbind_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
+{
+	struct ksim_mbind_args *a = args;
+	unsigned long pages, k, bits, r, i;
+
+	a->start = contract_addr(rng, mm, &pages, &k);
+	if (!ksim_rng_below(rng, 16)) {
+		a->start = CW + ksim_rng_below(rng, CW_PAGES) * PG;
+		mbind_drawn.outside++;
+	}
+	a->len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		a->len -= ksim_rng_below(rng, PG);
+	if (!ksim_rng_below(rng, 16)) {
+		a->start += 1 + ksim_rng_below(rng, PG - 1);
+		mbind_drawn.unaligned++;
+	}
+	if (!ksim_rng_below(rng, 16)) {
+		a->len = 0;
+		mbind_drawn.zero++;
+	} else if (!ksim_rng_below(rng, 32)) {
+		a->len = -a->start + (1 + ksim_rng_below(rng, 16)) * PG - ksim_rng_below(rng, PG);
+		mbind_drawn.wrap++;
+	}
+
+	r = ksim_rng_below(rng, 16);
+	if (r < 14) {
+		a->mode = ksim_rng_below(rng, KSIM_MPOL_MAX);
+	} else {
+		a->mode = r < 15 ? KSIM_MPOL_MAX + ksim_rng_below(rng, 8) : ksim_rng_below(rng, 1UL << 32);
+		mbind_drawn.bad_mode++;
+	}
+	if (!ksim_rng_below(rng, 8))
+		a->mode |= KSIM_MPOL_F_STATIC_NODES;
+	if (!ksim_rng_below(rng, 8))
+		a->mode |= KSIM_MPOL_F_RELATIVE_NODES;
+	if (!ksim_rng_below(rng, a->mode == KSIM_MPOL_BIND || a->mode == KSIM_MPOL_PREFERRED_MANY ? 3 : 16))
+		a->mode |= KSIM_MPOL_F_NUMA_BALANCING;
+	mbind_drawn.mode_flags += (a->mode & (KSIM_MPOL_F_STATIC_NODES | KSIM_MPOL_F_RELATIVE_NODES |
+					      KSIM_MPOL_F_NUMA_BALANCING)) != 0;
+	if (!ksim_rng_below(rng, 4)) {
+		a->mode |= (1 + ksim_rng_below(rng, 0xffffffffUL)) << 32;
+		mbind_drawn.high_mode++;
+	}
+
+	r = ksim_rng_below(rng, 32);
+	a->maxnode = r == 0 ? 0 : r == 1 ? 1 : r < 18 ? 2 + ksim_rng_below(rng, 64) : r < 24 ? 65 :
+		     r < 28 ? 66 + ksim_rng_below(rng, 64 * KSIM_MBIND_MASK_WORDS - 65) :
+		     r < 31 ? 64 * KSIM_MBIND_MASK_WORDS + 1 + ksim_rng_below(rng, PG * 8 - 64 * 2) :
+		     PG * 8 + 2 + ksim_rng_below(rng, 1UL << 20);
+	bits = a->maxnode - 1;
+	mbind_drawn.bits_over += a->maxnode && bits > PG * 8;
+	mbind_drawn.maxnode0 += !a->maxnode;
+	/* MPOL_DEFAULT and MPOL_LOCAL take no nodes: mostly none for them */
+	a->null = !ksim_rng_below(rng, (a->mode & 0xff) == KSIM_MPOL_DEFAULT ||
+				       (a->mode & 0xff) == KSIM_MPOL_LOCAL ? 2 : 16);
+	a->mask[0] = ksim_rng_below(rng, 8) ? 1 + ksim_rng_below(rng, 3) : 0;
+	if (!ksim_rng_below(rng, 4)) {
+		mbind_set_bit(rng, a->mask, KSIM_NR_ONLINE_NODES, 64);
+		mbind_drawn.offline++;
+	}
+	/* garbage past maxnode - 1 bits, never bit maxnode - 1 (the man page's last) */
+	if (bits + 1 < 64 && ksim_rng_below(rng, 3)) {
+		mbind_set_bit(rng, a->mask, bits + 1, 64);
+		mbind_drawn.past_maxnode++;
+	}
+	for (i = 1; i < KSIM_MBIND_MASK_WORDS; i++) {
+		if (ksim_rng_below(rng, 12))
+			continue;
+		if (i * 64 >= bits) {	/* a word the kernel does not read */
+			mbind_set_bit(rng, a->mask, i * 64, i * 64 + 64);
+			mbind_drawn.past_maxnode++;
+		} else {		/* a node at 64 or above, inside the bits read */
+			mbind_set_bit(rng, a->mask, i * 64, bits < i * 64 + 64 ? bits : i * 64 + 64);
+			mbind_drawn.node_high++;
+		}
+	}
+	mbind_drawn.bits_high += bits > 64 && bits <= PG * 8;
+	/* never bit maxnode - 1 (the man page's last, not the kernel's) */
+	if (bits < 64 * KSIM_MBIND_MASK_WORDS)
+		a->mask[bits / 64] &= ~(1UL << (bits % 64));
+	/* maxnode 0 with no mask only, a length of 0 with MPOL_DEFAULT and no mask: ksim_mbind_contract() */
+	if (!a->maxnode)
+		a->null = true;
+	if (!a->len) {
+		a->mode = (a->mode & ~0xffffffffUL) | (a->mode & (KSIM_MPOL_F_STATIC_NODES |
+			  KSIM_MPOL_F_RELATIVE_NODES | KSIM_MPOL_F_NUMA_BALANCING));
+		a->null = true;
+	}
+	mbind_drawn.null += a->null;
+
+	a->flags = ksim_rng_below(rng, 8);
+	if (!ksim_rng_below(rng, 16)) {
+		a->flags |= 1U << (3 + ksim_rng_below(rng, 29));
+		mbind_drawn.bad_flags++;
+	}
+}
+
+/* what [start, end) of @ctx (the process) meets */
+static enum ksim_cover mbind_cover(void *ctx, unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = ctx;
+	struct ksim_vma_info vi;
+	unsigned long at = start;
+	bool some = false, hole = false;
+
+	while (at < end && ksim_mm_find_vma(mm, at, &vi) && vi.start < end) {
+		hole |= vi.start > at;
+		some = true;
+		at = vi.end;
+	}
+	hole |= at < end;
+	return !some ? KSIM_COVER_NONE : hole ? KSIM_COVER_PART : KSIM_COVER_ALL;
+}
+
+static long mbind_contract(struct mm_struct *mm, void *args)
+{
+	return ksim_mbind_contract(args, mbind_cover, mm);
+}
+
+static long mbind_run(struct mm_struct *mm, const void *args)
+{
+	const struct ksim_mbind_args *a = args;
+	static unsigned long mask[KSIM_PAGE_SIZE * 8 / 64];	/* as much as get_nodes() reads */
+
+	memset(mask, 0, sizeof(mask));
+	memcpy(mask, a->mask, sizeof(a->mask));
+	return ksim_sys_call_mbind(mm, a->start, a->len, a->mode, a->null ? NULL : mask, a->maxnode,
+				   a->flags);
+}
+
+static int mbind_show(char *buf, size_t len, const void *args)
+{
+	const struct ksim_mbind_args *a = args;
+
+	if (a->null)
+		return snprintf(buf, len, "mbind(%#lx, %#lx, %#lx, NULL, %lu, %#x)", a->start, a->len,
+				a->mode, a->maxnode, a->flags);
+	return snprintf(buf, len, "mbind(%#lx, %#lx, %#lx, {%#lx, %#lx, %#lx}, %lu, %#x)", a->start,
+			a->len, a->mode, a->mask[0], a->mask[1], a->mask[2], a->maxnode, a->flags);
+}
+
+/*
+ * mbind(2)'s argument contract (SYSCALL_DEFINE6(mbind), kernel_mbind(),
+ * sanitize_mpol_flags(), get_nodes(), do_mbind(), mpol_new(),
+ * mpol_set_nodemask(), extracted): ksim_mbind_contract().  The resulting
+ * policies are compared as the kernel's mpol_equal() compares them.
+ */
+KSIM_TEST(mbind_argument_contract)
+{
+	static const struct contract_test t = {
+		"mbind", sizeof(struct ksim_mbind_args), mbind_layout, mbind_draw, mbind_contract,
+		mbind_run, mbind_show, "the mode's upper half, a partial last page, nodes past maxnode - 1 "
+		"or offline, PREFERRED's nodes after the first",
+	};
+
+	SKIP_WITHOUT_VMA_C();
+	memset(&mbind_drawn, 0, sizeof(mbind_drawn));
+	contract_run(&t);
+	printf("# drawn: %lu modes out of range, %lu with garbage in the upper half, %lu with mode flags; "
+	       "masks: %lu NULL, %lu maxnode 0, %lu maxnode - 1 past PAGE_SIZE * 8, %lu of 65 to PAGE_SIZE * 8 bits, "
+	       "%lu with a node at 64 or above, %lu with an offline node, %lu with bits past maxnode - 1; "
+	       "%lu undefined flags, %lu unaligned starts, %lu lengths 0, %lu wrapping, %lu starts "
+	       "anywhere in the window\n", mbind_drawn.bad_mode, mbind_drawn.high_mode,
+	       mbind_drawn.mode_flags, mbind_drawn.null, mbind_drawn.maxnode0, mbind_drawn.bits_over,
+	       mbind_drawn.bits_high,
+	       mbind_drawn.node_high, mbind_drawn.offline, mbind_drawn.past_maxnode, mbind_drawn.bad_flags,
+	       mbind_drawn.unaligned, mbind_drawn.zero, mbind_drawn.wrap, mbind_drawn.outside);
 	check_all_freed();
 }

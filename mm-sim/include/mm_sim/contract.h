@@ -21,11 +21,11 @@
  * mm-sim/brk_argument_contract) and prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)
  * (prctl_set_vma(), 7.x's set_anon_vma_name(), madvise_set_anon_name();
  * mm-sim/anon_name_argument_contract), madvise(2) (SYSCALL_DEFINE3(madvise),
- * do_madvise(); mm-sim/madvise_argument_contract) and the userfaultfd ioctls
- * UFFDIO_REGISTER and UFFDIO_UNREGISTER (userfaultfd_register(),
- * userfaultfd_unregister(); mm-sim/uffd_argument_contract).  mm-sim's
- * mbind takes tidy arguments from ksim code (sim.c): a contract check
- * there would test ksim, so it is not covered (mm-sim/README.md).
+ * do_madvise(); mm-sim/madvise_argument_contract), mbind(2)
+ * (SYSCALL_DEFINE6(mbind) down to do_mbind(); mm-sim/mbind_argument_contract)
+ * and the userfaultfd ioctls UFFDIO_REGISTER and UFFDIO_UNREGISTER
+ * (userfaultfd_register(), userfaultfd_unregister();
+ * mm-sim/uffd_argument_contract).
  */
 #ifndef _MM_SIM_CONTRACT_H
 #define _MM_SIM_CONTRACT_H
@@ -493,6 +493,154 @@ static inline long ksim_uffd_contract(struct mm_struct *mm, struct userfaultfd_c
 		return -EINVAL;
 	if (reg)
 		a->uffdio.ioctls = 0;
+	return 0;
+}
+
+/* mbind(2)'s node mask: the words the tests fill (the rest of the mask is 0) */
+#define KSIM_MBIND_MASK_WORDS	3
+
+struct ksim_mbind_args {
+	unsigned long start, len, mode, maxnode;
+	unsigned long mask[KSIM_MBIND_MASK_WORDS];	/* nodemask, when not @null */
+	unsigned int flags;
+	bool null;					/* nodemask is NULL */
+};
+
+/* what the range [start, end) meets: no mapping at all, some, or mappings without a hole */
+enum ksim_cover { KSIM_COVER_NONE, KSIM_COVER_PART, KSIM_COVER_ALL };
+
+/*
+ * mbind(2) (the man page, and the kernel-doc of get_nodes() where the man
+ * page is silent), on ksim's machine: nodes 0 and 1 online with memory,
+ * MAX_NUMNODES 64 (mm_sim/hooks.h), no cpuset, every capability.  The
+ * checks in the order the kernel makes them (several are -EINVAL, so the
+ * order shows only against -EFAULT and a length of 0):
+ *
+ * @mode is an int ("int mode": the upper half of the register is not
+ * read).  Its MPOL_F_* mode flags come off; what is left must be a mode
+ * below MPOL_MAX (MPOL_DEFAULT .. MPOL_WEIGHTED_INTERLEAVE on 6.12 and
+ * 7.x); MPOL_F_STATIC_NODES with MPOL_F_RELATIVE_NODES is -EINVAL ("the
+ * two flags are mutually exclusive", set_mempolicy(2)); so is
+ * MPOL_F_NUMA_BALANCING with a mode other than MPOL_BIND or
+ * MPOL_PREFERRED_MANY (every tree's sanitize_mpol_flags()).
+ *
+ * The node mask: NULL, or @maxnode of 0 or 1, is the empty mask ("A NULL
+ * value of nodemask or a maxnode value of zero specifies the empty set").
+ * The kernel reads maxnode - 1 bits (get_nodes(): "--maxnode"; the man
+ * page says "up to maxnode bits": callers never set bit maxnode - 1, where
+ * the two differ, and pass maxnode 0 with a NULL mask only: the man page
+ * says the mask is then ignored, every tree's get_nodes() decrements
+ * first, wraps, and refuses it with -EINVAL); more than PAGE_SIZE * 8 of
+ * them is -EINVAL ("maxnode exceeds a kernel-imposed limit"), and a set
+ * bit at 64 (MAX_NUMNODES) or above is -EINVAL ("nodemask specifies one
+ * or more node IDs that are greater than the maximum supported node ID").
+ * Bits past maxnode - 1 are not read (callers set them only in words the
+ * kernel does not read at all: get_nodes() checks the high words whole).
+ *
+ * @flags other than MPOL_MF_STRICT, MPOL_MF_MOVE, MPOL_MF_MOVE_ALL are
+ * -EINVAL; MOVE_ALL needs CAP_SYS_NICE (-EPERM), which ksim's task has.
+ * An unaligned @start is -EINVAL; @len is rounded up to pages, an end
+ * that wraps is -EINVAL, a length of 0 succeeds at once.  Callers pass a
+ * length of 0 with MPOL_DEFAULT and no mask only: the kernel returns
+ * before mpol_new() judges the mode against the mask (a 0-length MPOL_BIND
+ * with no nodes succeeds, where the man page says -EINVAL), and keep @len
+ * a page short of ULONG_MAX at least (the rounding wraps to 0 there).
+ *
+ * Then the mode against the mask: MPOL_DEFAULT takes no nodes (a
+ * non-empty mask is -EINVAL); MPOL_LOCAL neither, nor a mode flag;
+ * MPOL_PREFERRED with no nodes is local allocation (as MPOL_LOCAL; with
+ * MPOL_F_STATIC_NODES or MPOL_F_RELATIVE_NODES -EINVAL); every other mode
+ * needs nodes (-EINVAL), and some of them online with memory ("none of
+ * the node IDs specified by nodemask are on-line ..., or none of the
+ * specified nodes contain memory"), except under MPOL_F_RELATIVE_NODES,
+ * where node N means the N-th allowed node modulo their number.
+ *
+ * A hole in the range is -EFAULT ("There was an unmapped hole in the
+ * specified memory range"), except for MPOL_DEFAULT, which takes what is
+ * mapped, but still -EFAULT when nothing in the range is (@cover says
+ * which, for the range as rounded).  Else 0, and the range's VMAs have
+ * the policy (MPOL_DEFAULT: none).
+ *
+ * On 0, @a is the canonical call: @mode without its upper half
+ * (MPOL_PREFERRED with no nodes: MPOL_LOCAL), @len rounded up, and the
+ * mask as one word read whole (@maxnode 65) or NULL where no nodes are
+ * taken; without a mode flag the mask keeps only the online nodes
+ * ("nodes ... not allowed ... are ignored"), and MPOL_PREFERRED only the
+ * first of them ("the first node in the mask will be selected").  With a
+ * mode flag the mask as given is kept (the policy remembers it for cpuset
+ * changes: MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, and on 6.12 also
+ * MPOL_F_NUMA_BALANCING).  @flags stay: with no node to move a page to
+ * or from, STRICT and MOVE find nothing misplaced (ksim's pages have no
+ * node) and change nothing.
+ */
+static inline long ksim_mbind_contract(struct ksim_mbind_args *a,
+				       enum ksim_cover (*cover)(void *ctx, unsigned long start,
+								unsigned long end),
+				       void *ctx)
+{
+	const unsigned long pg = KSIM_PAGE_SIZE;
+	const unsigned long online = (1UL << KSIM_NR_ONLINE_NODES) - 1;
+	const unsigned int mode_flags = KSIM_MPOL_F_STATIC_NODES | KSIM_MPOL_F_RELATIVE_NODES |
+					KSIM_MPOL_F_NUMA_BALANCING;
+	int mode = (int)a->mode;
+	unsigned int mflags = mode & mode_flags;
+	unsigned long bits, nodes = 0, len, end, i;
+	enum ksim_cover c;
+
+	mode &= ~mode_flags;
+	if ((unsigned int)mode >= KSIM_MPOL_MAX)
+		return -EINVAL;
+	if ((mflags & KSIM_MPOL_F_STATIC_NODES) && (mflags & KSIM_MPOL_F_RELATIVE_NODES))
+		return -EINVAL;
+	if ((mflags & KSIM_MPOL_F_NUMA_BALANCING) && mode != KSIM_MPOL_BIND &&
+	    mode != KSIM_MPOL_PREFERRED_MANY)
+		return -EINVAL;
+	bits = a->maxnode - 1;
+	if (!a->null && bits) {
+		if (bits > pg * 8)
+			return -EINVAL;
+		for (i = 1; i < KSIM_MBIND_MASK_WORDS && i * 64 < bits; i++)
+			if (a->mask[i])
+				return -EINVAL;
+		nodes = bits >= 64 ? a->mask[0] : a->mask[0] & ((1UL << bits) - 1);
+	}
+	if (a->flags & ~(unsigned int)(KSIM_MPOL_MF_STRICT | KSIM_MPOL_MF_MOVE | KSIM_MPOL_MF_MOVE_ALL))
+		return -EINVAL;
+	if (a->start & (pg - 1))
+		return -EINVAL;
+	len = (a->len + pg - 1) & ~(pg - 1);
+	end = a->start + len;
+	if (end < a->start)
+		return -EINVAL;
+	if (end == a->start)
+		goto canonical;
+	if (mode == KSIM_MPOL_DEFAULT) {
+		if (nodes)
+			return -EINVAL;
+	} else if (mode == KSIM_MPOL_LOCAL ||
+		   (mode == KSIM_MPOL_PREFERRED && !nodes)) {
+		if (nodes || (mflags & (KSIM_MPOL_F_STATIC_NODES | KSIM_MPOL_F_RELATIVE_NODES)))
+			return -EINVAL;
+	} else if (!nodes || (!(mflags & KSIM_MPOL_F_RELATIVE_NODES) && !(nodes & online))) {
+		return -EINVAL;
+	}
+	c = cover(ctx, a->start, end);
+	if (c == KSIM_COVER_NONE || (c == KSIM_COVER_PART && mode != KSIM_MPOL_DEFAULT))
+		return -EFAULT;
+canonical:
+	if (mode == KSIM_MPOL_PREFERRED && !nodes)
+		mode = KSIM_MPOL_LOCAL;
+	if (!mflags) {
+		nodes &= online;
+		if (mode == KSIM_MPOL_PREFERRED)
+			nodes &= -nodes;	/* the first */
+	}
+	a->mode = (unsigned int)(mode | mflags);
+	a->len = len;
+	memset(a->mask, 0, sizeof(a->mask));
+	a->mask[0] = nodes;
+	a->null = !nodes;
+	a->maxnode = nodes ? 65 : 0;
 	return 0;
 }
 

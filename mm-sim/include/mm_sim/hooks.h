@@ -110,27 +110,87 @@ void ksim_userfaultfd_release_all(struct mm_struct *mm, struct userfaultfd_ctx *
 #define is_mergeable_vm_userfaultfd_ctx(v, c)	((v)->vm_userfaultfd_ctx.ctx == (c).ctx)
 
 /*
+ * ---- NUMA topology (include/linux/numa.h, nodemask_types.h, nodemask.h) ----
+ * ksim's machine: CONFIG_NODES_SHIFT 6 (x86-64's default; MAX_NUMNODES 64,
+ * a nodemask_t is one word) and nodes 0 and 1 possible, online and with
+ * memory (node_states[], hooks.c), so mbind(2)'s node checks have an
+ * outside: nodes 2..63 are valid numbers but not online, 64 and up are
+ * beyond MAX_NUMNODES.  No cpusets (the kernel's !CONFIG_CPUSETS
+ * cpuset_current_mems_allowed).  Pages have no node: the page walk that
+ * would look (queue_pages_range()'s pte walker) is not run (kernel_mm.c).
+ * The nodemask operations are linux/nodemask.h's, over the shim's bitmaps.
+ */
+#define NODES_SHIFT			6
+#define MAX_NUMNODES			(1 << NODES_SHIFT)
+#define NUMA_NO_NODE			(-1)
+#define KSIM_NR_NODES			2	/* nodes 0 and 1 */
+typedef struct { DECLARE_BITMAP(bits, MAX_NUMNODES); } nodemask_t;
+enum node_states {
+	N_POSSIBLE,
+	N_ONLINE,
+	N_NORMAL_MEMORY,
+	N_HIGH_MEMORY = N_NORMAL_MEMORY,	/* no CONFIG_HIGHMEM */
+	N_MEMORY,
+	N_CPU,
+	N_GENERIC_INITIATOR,
+	NR_NODE_STATES
+};
+extern nodemask_t node_states[NR_NODE_STATES];
+#define nodes_addr(src)			((src).bits)
+#define node_set(node, dst)		__set_bit((node), (dst).bits)
+#define node_isset(node, nodemask)	test_bit((node), (nodemask).bits)
+#define nodes_clear(dst)		bitmap_zero((dst).bits, MAX_NUMNODES)
+#define nodes_and(dst, src1, src2)	bitmap_and((dst).bits, (src1).bits, (src2).bits, MAX_NUMNODES)
+#define nodes_equal(src1, src2)		bitmap_equal((src1).bits, (src2).bits, MAX_NUMNODES)
+#define nodes_empty(src)		bitmap_empty((src).bits, MAX_NUMNODES)
+#define nodes_weight(nodemask)		bitmap_weight((nodemask).bits, MAX_NUMNODES)
+#define first_node(src)			((int)find_first_bit((src).bits, MAX_NUMNODES))
+void bitmap_onto(unsigned long *dst, const unsigned long *orig, const unsigned long *relmap,
+		 unsigned int bits);	/* lib/bitmap.c, extracted */
+void bitmap_fold(unsigned long *dst, const unsigned long *orig, unsigned int sz, unsigned int nbits);
+#define nodes_onto(dst, orig, relmap)	bitmap_onto((dst).bits, (orig).bits, (relmap).bits, MAX_NUMNODES)
+#define nodes_fold(dst, orig, sz)	bitmap_fold((dst).bits, (orig).bits, (sz), MAX_NUMNODES)
+/* NODES_SHIFT <= 8: the scratch masks live on the stack */
+struct nodemask_scratch {
+	nodemask_t mask1;
+	nodemask_t mask2;
+};
+#define NODEMASK_ALLOC(type, name, gfp_flags)	type _##name, *name = &_##name
+#define NODEMASK_FREE(m)			do {} while (0)
+#define NODEMASK_SCRATCH(x)			NODEMASK_ALLOC(struct nodemask_scratch, x, GFP_KERNEL | __GFP_NORETRY)
+#define NODEMASK_SCRATCH_FREE(x)		NODEMASK_FREE(x)
+#define cpuset_current_mems_allowed		(node_states[N_MEMORY])
+
+/*
  * ---- NUMA memory policy (mm/mempolicy.c), emulated as tracked state ----
  * A kernel without CONFIG_NUMA has no policies; here VMAs carry one so that
- * mbind(2)'s VMA side (mbind_range(), vma_replace_policy(), extracted) and
- * mm/vma.c's vma_modify_policy() run, and split, fork and mremap duplicate
- * it (vma_dup_policy(), extracted).  The object is the kernel's minus the
- * node masks' type and the cpuset rebinding: a refcount, mode, flags and a
- * node bitmap; mpol_put()/mpol_dup()/mpol_equal()/vma_policy() are
- * linux/mempolicy.h's, __mpol_dup()/__mpol_put()/__mpol_equal() keep the
+ * mbind(2) (the syscall down to mbind_range(), vma_replace_policy(),
+ * extracted) and mm/vma.c's vma_modify_policy() run, and split, fork and
+ * mremap duplicate it (vma_dup_policy(), extracted).  The object is
+ * include/linux/mempolicy.h's (no RCU head: 7.x's kfree_rcu() put is a
+ * plain free here) plus ksim's bookkeeping; mpol_put()/mpol_dup()/
+ * mpol_equal()/vma_policy() are linux/mempolicy.h's, mpol_new() and
+ * __mpol_equal() are extracted, and __mpol_dup()/__mpol_put() keep the
  * kernel's rules (a duplicate is a new object with one reference; the last
- * put frees; equal is the same mode, flags and nodes).  Every object is on a
- * list: ksim_mm_check_global() matches each refcount with the VMAs that
- * point at it, and none may be left at the end.
+ * put frees).  Every duplicate is on a list (a VMA only ever holds one:
+ * vma_replace_policy() installs mpol_dup() of mbind's policy):
+ * ksim_mm_check_global() matches each refcount with the VMAs that point at
+ * it, and none may be left at the end.
  */
 struct mempolicy {
 	atomic_t refcnt;
 	unsigned short mode;		/* MPOL_* (uapi/linux/mempolicy.h) */
 	unsigned short flags;
-	unsigned long nodes;		/* nodemask_t, one word */
-	struct list_head ksim_all;	/* every live policy */
+	nodemask_t nodes;
+	int home_node;
+	union {
+		nodemask_t cpuset_mems_allowed;
+		nodemask_t user_nodemask;
+	} w;
+	struct list_head ksim_all;	/* every live duplicate; empty from the cache's ctor */
 	unsigned int ksim_refs;		/* VMA references counted by the check */
 };
+extern struct kmem_cache *policy_cache;	/* mm/mempolicy.c's, "numa_policy" (hooks.c) */
 struct mempolicy *__mpol_dup(struct mempolicy *old);
 void __mpol_put(struct mempolicy *pol);
 bool __mpol_equal(struct mempolicy *a, struct mempolicy *b);
@@ -153,7 +213,11 @@ static inline bool mpol_equal(struct mempolicy *a, struct mempolicy *b)
 }
 #define vma_policy(vma)			((vma)->vm_policy)
 int vma_dup_policy(struct vm_area_struct *src, struct vm_area_struct *dst);	/* extracted */
-struct mempolicy *ksim_mpol_new(unsigned short mode, unsigned long nodes);
+static inline void mpol_get(struct mempolicy *pol)
+{
+	if (pol)
+		atomic_inc(&pol->refcnt);
+}
 void ksim_mpol_count(struct vm_area_struct *vma, unsigned long *bad);
 unsigned long ksim_mpol_check_done(void);
 

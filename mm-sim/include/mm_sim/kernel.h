@@ -795,22 +795,39 @@ struct vm_unmapped_area_info {
 #define arch_has_pfn_modify_check()		false
 /*
  * No page walks (PFNMAP PROT_NONE check: no PFNMAP VMAs; mlock: no folios);
- * statement expressions, since mlock calls them as statements.
+ * statement expressions, since mlock calls them as statements.  mbind's
+ * queue_pages_range() gets the VMA-level walk_page_range() of kernel_mm.c
+ * (the #undef there: this macro also swallows 6.12 mprotect_fixup()'s
+ * prot_none_walk_ops, which mm-sim does not define).
  */
 #define walk_page_range(...)			({ 0; })
 #define walk_page_range_vma(...)		({ 0; })
 /*
  * include/linux/pagewalk.h as far as mm/mlock.c's mlock_vma_pages_range()
- * names it.  Its pte walker, mlock_pte_range() -> mlock_folio()/munlock_folio(),
- * is not built: mm-sim has no folios or LRU to mlock, so mlock() changes
- * the VMAs and mm->locked_vm only.  No memfd_secret() VMAs either.
+ * and mm/mempolicy.c's queue_pages_range() name it.  mlock's pte walker,
+ * mlock_pte_range() -> mlock_folio()/munlock_folio(), is not built: mm-sim
+ * has no folios or LRU to mlock, so mlock() changes the VMAs and
+ * mm->locked_vm only.  No memfd_secret() VMAs either.
  */
 struct mm_walk;
 struct mm_walk_ops {
 	int (*pmd_entry)(pmd_t *pmd, unsigned long addr, unsigned long next, struct mm_walk *walk);
+	int (*pte_hole)(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk);
+	int (*test_walk)(unsigned long addr, unsigned long next, struct mm_walk *walk);
 	int walk_lock;
 };
-#define PGWALK_WRLOCK_VERIFY			2
+struct mm_walk {
+	const struct mm_walk_ops *ops;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	void *private;
+};
+enum page_walk_lock {
+	PGWALK_RDLOCK = 0,
+	PGWALK_WRLOCK = 1,
+	PGWALK_WRLOCK_VERIFY = 2,
+	PGWALK_VMA_RDLOCK_VERIFY = 3,	/* 7.x */
+};
 #define mlock_pte_range				NULL
 #define vma_is_secretmem(v)			false
 #define tlb_free_vmas(tlb)			do { } while (0)

@@ -336,19 +336,39 @@ int ksim_uffd_unregister(struct userfaultfd_ctx *ctx, unsigned long start, unsig
 /* the monitor closes this one context's file: userfaultfd_release() -> userfaultfd_release_all() */
 void ksim_uffd_close(struct userfaultfd_ctx *ctx);
 /*
- * mbind(2) of [start, start + len) (6.12+): @mode a MPOL_* number
- * (KSIM_MPOL_DEFAULT removes the policy), @nodes a node bitmap; the range
- * must be mapped (-EFAULT).  0 or -errno.  ksim_vma_policy_at(): the policy
- * object of the VMA at @addr (NULL: none), its mode and nodes.
+ * mbind(2) of [start, start + len) (6.12+), the tree's syscall on @mm:
+ * ksim_sys_call_mbind() with the syscall's arguments (@nmask: @maxnode
+ * bits as get_nodes() reads them; KSIM_MPOL_MF_* @flags; @mode with the
+ * KSIM_MPOL_F_* mode flags), ksim_mbind() with one word of nodes and no
+ * flags.  Nodes 0 and 1 exist.  0 or -errno.  ksim_vma_policy_at(): the
+ * policy object of the VMA at @addr (NULL: none), its mode and nodes.
  */
 #define KSIM_MPOL_DEFAULT	0	/* include/uapi/linux/mempolicy.h */
 #define KSIM_MPOL_PREFERRED	1
 #define KSIM_MPOL_BIND		2
 #define KSIM_MPOL_INTERLEAVE	3
+#define KSIM_MPOL_LOCAL		4
+#define KSIM_MPOL_PREFERRED_MANY	5
+#define KSIM_MPOL_WEIGHTED_INTERLEAVE	6
+#define KSIM_MPOL_MAX		7
+#define KSIM_MPOL_F_STATIC_NODES	(1 << 15)
+#define KSIM_MPOL_F_RELATIVE_NODES	(1 << 14)
+#define KSIM_MPOL_F_NUMA_BALANCING	(1 << 13)
+#define KSIM_MPOL_MF_STRICT	(1 << 0)
+#define KSIM_MPOL_MF_MOVE	(1 << 1)
+#define KSIM_MPOL_MF_MOVE_ALL	(1 << 2)
+#define KSIM_MAX_NUMNODES	64	/* mm_sim/hooks.h */
+#define KSIM_NR_ONLINE_NODES	2
 int ksim_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
 	       unsigned short mode, unsigned long nodes);
+long ksim_sys_call_mbind(struct mm_struct *mm, unsigned long start, unsigned long len,
+			 unsigned long mode, const unsigned long *nmask, unsigned long maxnode,
+			 unsigned int flags);
 const void *ksim_vma_policy_at(struct mm_struct *mm, unsigned long addr, unsigned short *mode,
 			       unsigned long *nodes);
+/* the policies of the VMAs at @addr in @a and @baddr in @b are equal, as mpol_equal() says */
+bool ksim_vma_policy_same(struct mm_struct *a, unsigned long addr, struct mm_struct *b,
+			  unsigned long baddr);
 struct userfaultfd_ctx *ksim_uffd_ctx_at(struct mm_struct *mm, unsigned long addr);
 unsigned long ksim_uffd_events(struct userfaultfd_ctx *ctx, bool fork);
 void ksim_uffd_close_all(void);		/* the monitor closes every context it holds */
