@@ -195,8 +195,14 @@ IN_PLACE, MOVE_FIXED, DONTUNMAP_FIXED, SAME_LEN = 0, 1, 2, 3   # mremap modes (f
 MADVISE = 0xe0
 
 
-def madvise(proc, advice, page, pages, win=0, fault=NOFAULT):
-    return mop("mprotect", proc, MADVISE, fault, bytes([advice]) + maddr(page, win) + bytes([pages - 1]))
+# madvise/naming flags bits (fuzz/mm.c's op_madvise()): bit 4 a length short of its last page
+# (garbage the argument contract ignores), bit 3 an argument it refuses (advice from a list of
+# invalid values picked by advice % 8, or an invalid name)
+MADV_SHORT, MADV_BAD = 0x10, 0x08
+
+
+def madvise(proc, advice, page, pages, win=0, fault=NOFAULT, garbage=0):
+    return mop("mprotect", proc, MADVISE | garbage, fault, bytes([advice]) + maddr(page, win) + bytes([pages - 1]))
 
 
 GARBAGE = 7   # mremap flags bits 4-6: garbage the argument contract ignores (fuzz/mm.c)
@@ -310,6 +316,20 @@ def gen_mm():
             madvise(0, DODUMP, 600, 64), madvise(0, DONTDUMP, 610, 4), madvise(0, SEQUENTIAL, 0, 100),
             madvise(0, RANDOM, 5, 5), madvise(0, NORMAL, 0, 255), madvise(0, KEEPONFORK, 40, 20),
             madvise(0, DOFORK, 0, 255), fork(0, 2), mop("exit", 1), madvise(2, NAME_A, 600, 64)])
+        # the same with a length short of its last page, and advice/names the contract refuses
+        if cfg < 3:
+            s, b = MADV_SHORT, MADV_BAD
+            seeds[f"madvise-garbage-{cfg}"] = c + shape + b"".join([
+                madvise(0, NAME_A, 16, 64, garbage=s), madvise(0, NAME_B, 30, 1, garbage=s),
+                madvise(0, NAME_A, 0, 4, garbage=s),                                # file: -EBADF
+                madvise(0, DONTFORK, 20, 10, garbage=s), madvise(0, NAME_B, 20, 10, garbage=b),
+                madvise(0, 0, 20, 10, garbage=b), madvise(0, 5, 40, 1, garbage=b | s),  # -1, 27
+                fork(0, 1), madvise(1, NAME_B, 500, 100, garbage=s),                # a hole
+                madvise(0, WIPEONFORK, 500, 40, garbage=s), madvise(0, WIPEONFORK, 200, 8, garbage=s),
+                madvise(0, 7, 0, 255, garbage=b), madvise(0, 11, 500, 40, garbage=b),  # 1000; "a$"
+                madvise(0, SEQUENTIAL, 0, 100, garbage=s), madvise(0, NAME_CLEAR, 16, 239, garbage=s),
+                madvise(0, DOFORK, 0, 255, garbage=s), mop("exit", 1),
+                madvise(0, DONTDUMP, 1000, 3, win=1, garbage=s), madvise(0, 3, 1000, 100, win=1, garbage=b)])  # 7
         for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xf1, "2nd-x3")):
             seeds[f"madvise-fault-{tag}-{cfg}"] = c + shape + b"".join([
                 madvise(0, NAME_A, 20, 10, fault=f), madvise(0, NAME_B, 16, 64, fault=f),

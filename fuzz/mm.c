@@ -25,7 +25,13 @@
  *             With flags bits 5-7 all set it is madvise/naming instead
  *             (trees with mm/vma.c): prot % 12 picks MADV_NORMAL, RANDOM,
  *             SEQUENTIAL, DONTFORK, DOFORK, DONTDUMP, DODUMP, WIPEONFORK,
- *             KEEPONFORK, or PR_SET_VMA_ANON_NAME "a", "b", or clearing it.
+ *             KEEPONFORK, or PR_SET_VMA_ANON_NAME "a", "b", or clearing it;
+ *             flags bit 4 passes the length short of its last page by
+ *             PAGE_SIZE - 1 bytes (both round up; the model gets the
+ *             canonical length), bit 3 an argument the contract refuses:
+ *             madvise advice (prot % 12 below 9) prot % 8 of -1, 5, 6,
+ *             7, 26, 27, 99, 1000 (values the uapi does not define), the
+ *             name "a$" (naming): -EINVAL and nothing changed.
  *   brk       delta:s8 (pages)
  *             flags bit 4: the break passed PAGE_SIZE - 1 bytes short of
  *             the page boundary (not at start_brk, which it would fall
@@ -131,7 +137,8 @@ struct mpage {
 	uint8_t name;		/* anonymous name: 0 none, 1 "a", 2 "b" (3: another, in the kernel's view) */
 };
 
-static const char *const anon_names[] = { "", "a", "b" };
+/* as long as ksim_anon_name_contract() reads (strnlen()) */
+static const char anon_names[][KSIM_ANON_VMA_NAME_MAX_LEN] = { "", "a", "b" };
 
 struct proc {
 	struct mm_struct *mm;
@@ -575,19 +582,31 @@ static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
  * VMA by VMA from @addr, holes skipped and reported as -ENOMEM at the end,
  * the first VMA that refuses stops the walk with its error).  The model's
  * new flags are mm-sim's (ksim_madv_model_flags(), the same the sweeps use).
+ * @flags bit 4: the length passed short of its last page by PAGE_SIZE - 1
+ * bytes (both round up: ksim_madvise_contract(), ksim_anon_name_contract());
+ * bit 3: an argument the contract refuses (advice from bad_advice[], a
+ * name with a '$'): its errno, nothing changed.
  */
-static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
+static void op_madvise(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	static const int advice[] = {
 		KSIM_MADV_NORMAL, KSIM_MADV_RANDOM, KSIM_MADV_SEQUENTIAL, KSIM_MADV_DONTFORK,
 		KSIM_MADV_DOFORK, KSIM_MADV_DONTDUMP, KSIM_MADV_DODUMP, KSIM_MADV_WIPEONFORK,
 		KSIM_MADV_KEEPONFORK,
 	};
-	unsigned int sel = ksim_fuzz_u8(in) % 12;
+	/* values the uapi does not define: the gaps, past the end, negative */
+	static const int bad_advice[] = { -1, 5, 6, 7, 26, 27, 99, 1000 };
+	/* a character a name may not have */
+	static const char bad_name[KSIM_ANON_VMA_NAME_MAX_LEN] = "a$";
+	uint8_t selb = ksim_fuzz_u8(in);
+	unsigned int sel = selb % 12;
 	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a;
-	bool naming = sel >= 9;
+	bool naming = sel >= 9, bad = flags & 0x08;
 	uint8_t name = sel == 9 ? 1 : sel == 10 ? 2 : 0;
-	long expect = 0, hole = 0;
+	const char *kname = name ? anon_names[name] : NULL;
+	int behavior = naming ? 0 : bad ? bad_advice[selb % 8] : advice[sel];
+	unsigned long raw_len = len - (flags & 0x10 ? PG - 1 : 0);
+	long expect = 0, hole = 0, refused;
 	int r;
 
 	static const char *const advice_names[] = {
@@ -595,10 +614,29 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
 		"WIPEONFORK", "KEEPONFORK",
 	};
 
-	KSIM_FUZZ_TRACE("  %s [%#lx, %#lx) %s\n", naming ? "name" : "madvise", addr, end,
-			naming ? (name ? anon_names[name] : "(clear)") : advice_names[sel]);
+	if (naming && bad)
+		kname = bad_name;
+	/* The contract judges the raw call: the garbage maps back, the refused values are refused. */
+	if (naming) {
+		struct ksim_anon_name_args c = { KSIM_PR_SET_VMA_ANON_NAME, addr, raw_len, kname };
+
+		refused = ksim_anon_name_contract(&c);
+		KSIM_FUZZ_CHECK(refused ? bad && refused == -EINVAL : !bad && c.size == len,
+				"naming garbage the contract does not undo (%ld)", refused);
+	} else {
+		struct ksim_madvise_args c = { addr, raw_len, behavior };
+
+		refused = ksim_madvise_contract(&c);
+		KSIM_FUZZ_CHECK(refused ? bad && refused == -EINVAL : !bad && c.len == len,
+				"madvise garbage the contract does not undo (%ld)", refused);
+	}
+	KSIM_FUZZ_TRACE("  %s [%#lx, %#lx) %s%s\n", naming ? "name" : "madvise", addr, end,
+			naming ? (kname ? kname : "(clear)") : bad ? "(invalid advice)" : advice_names[sel],
+			flags & 0x10 ? " (length short)" : "");
+	if (bad && !naming)
+		KSIM_FUZZ_TRACE("    advice %d\n", behavior);
 	memcpy(before, p->pg, sizeof(before));
-	for (a = addr; a < end; a += PG) {
+	for (a = addr; a < end && !refused; a += PG) {
 		struct mpage *pg = &p->pg[page_index(a)];
 
 		if (!pg->flags) {
@@ -610,7 +648,7 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
 			expect = -EBADF;
 			break;
 		}
-		if (!naming && advice[sel] == KSIM_MADV_WIPEONFORK &&
+		if (!naming && behavior == KSIM_MADV_WIPEONFORK &&
 		    (pg->file || (pg->flags & KSIM_VM_SHARED))) {
 			expect = -EINVAL;
 			break;
@@ -618,15 +656,15 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p)
 		if (naming)
 			pg->name = name;
 		else
-			pg->flags = ksim_madv_model_flags(advice[sel], pg->flags);
+			pg->flags = ksim_madv_model_flags(behavior, pg->flags);
 	}
 	if (!expect)
-		expect = hole;
+		expect = refused ? refused : hole;
 	arm(in);
 	if (naming)
-		r = ksim_set_anon_name(p->mm, addr, len, name ? anon_names[name] : NULL);
+		r = ksim_set_anon_name(p->mm, addr, raw_len, kname);
 	else
-		r = ksim_madvise(p->mm, addr, len, advice[sel]);
+		r = ksim_madvise(p->mm, addr, raw_len, behavior);
 	disarm();
 	KSIM_FUZZ_TRACE("    = %d (model %ld)\n", r, expect);
 	if (r == expect && !last_failures)
@@ -1098,7 +1136,7 @@ static void run_op(struct ksim_fuzz_in *in)
 	}
 	case OP_MPROTECT:
 		if ((flags & 0xe0) == 0xe0)
-			op_madvise(in, p);
+			op_madvise(in, p, flags);
 		else
 			op_mprotect(in, p);
 		break;
