@@ -205,6 +205,18 @@ def madvise(proc, advice, page, pages, win=0, fault=NOFAULT, garbage=0):
     return mop("mprotect", proc, MADVISE | garbage, fault, bytes([advice]) + maddr(page, win) + bytes([pages - 1]))
 
 
+# mbind: a madvise op with flags bit 2 set too; its first byte: bits 0-2 the mode, 3-4 the
+# nodes, 5-6 garbage the argument contract ignores (the mode's upper half, mask bits past
+# maxnode - 1); flags bit 4 a length short of its last page (fuzz/mm.c's op_mbind())
+MB_DEFAULT, MB_BIND, MB_INTERLEAVE, MB_PREFERRED, MB_LOCAL, MB_INVALID = range(6)
+MB_MODE_GARBAGE, MB_MASK_GARBAGE = 0x20, 0x40
+
+
+def mbind(proc, mode, nodes, page, pages, win=0, fault=NOFAULT, garbage=0, short=False):
+    return mop("mprotect", proc, MADVISE | 0x04 | (MADV_SHORT if short else 0), fault,
+               bytes([mode | nodes << 3 | garbage]) + maddr(page, win) + bytes([pages - 1]))
+
+
 GARBAGE = 7   # mremap flags bits 4-6: garbage the argument contract ignores (fuzz/mm.c)
 # mmap flags bits 5-7 (an mmap(2) can express: fuzz/mm.c's sys_mmap_fixed()): a garbage fd and
 # page-aligned offset with MAP_ANONYMOUS, a length short of its last page
@@ -330,6 +342,27 @@ def gen_mm():
                 madvise(0, SEQUENTIAL, 0, 100, garbage=s), madvise(0, NAME_CLEAR, 16, 239, garbage=s),
                 madvise(0, DOFORK, 0, 255, garbage=s), mop("exit", 1),
                 madvise(0, DONTDUMP, 1000, 3, win=1, garbage=s), madvise(0, 3, 1000, 100, win=1, garbage=b)])  # 7
+        # mbind: policies split and merge VMAs, move with mremap, copy with fork
+        if cfg < 3:
+            g = MB_MODE_GARBAGE | MB_MASK_GARBAGE if cfg else 0
+            f = (NOFAULT, NOFAULT, 0xe0)[cfg]                                      # mbind-2: failures
+            seeds[f"mbind-{cfg}"] = c + shape + b"".join([
+                mbind(0, MB_BIND, 1, 20, 10, garbage=g, short=cfg > 0, fault=f),
+                mbind(0, MB_INTERLEAVE, 3, 30, 10, fault=f), mbind(0, MB_BIND, 1, 40, 10, garbage=g),
+                mbind(0, MB_BIND, 1, 30, 10, short=True, fault=f),                  # merge
+                mbind(0, MB_PREFERRED, 3, 500, 40, garbage=g), mbind(0, MB_LOCAL, 0, 510, 5),
+                mbind(0, MB_PREFERRED, 0, 520, 4), mbind(0, MB_BIND, 2, 0, 20),    # file
+                mbind(0, MB_BIND, 1, 480, 100),                                    # a hole: -EFAULT
+                mbind(0, MB_DEFAULT, 2, 20, 4), mbind(0, MB_BIND, 0, 20, 4),       # nodes: -EINVAL
+                mbind(0, MB_INVALID, 1, 20, 4, garbage=g),                         # -EINVAL
+                mbind(0, MB_INTERLEAVE, 3, 200, 8), mbind(0, MB_BIND, 2, 220, 8),  # shared
+                mprotect(0, R, 25, 10), touch(0, 20, 30, write=True), fork(0, 1),
+                mremap(0, MOVE_FIXED, 16, 64, 64, 600), mremap(0, IN_PLACE, 500, 40, 60),
+                mremap(0, MOVE_FIXED, 200, 8, 8, 700), mremap(0, IN_PLACE, 700, 8, 12),   # one VMA
+                munmap(1, 35, 3), mmap(1, RW, 44, 4), mbind(1, MB_DEFAULT, 0, 0, 255, garbage=g),  # holes
+                mbind(0, MB_DEFAULT, 0, 610, 10, short=cfg > 0), mbind(0, MB_INTERLEAVE, 3, 1000, 100, win=1),
+                mbind(0, MB_DEFAULT, 0, 600, 2, win=1),                            # nothing mapped: -EFAULT
+                fork(0, 2), madvise(2, DONTFORK, 1020, 10, win=1), fork(2, 3), mop("exit", 0)])
         for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xf1, "2nd-x3")):
             seeds[f"madvise-fault-{tag}-{cfg}"] = c + shape + b"".join([
                 madvise(0, NAME_A, 20, 10, fault=f), madvise(0, NAME_B, 16, 64, fault=f),

@@ -32,6 +32,13 @@
  *             madvise advice (prot % 12 below 9) prot % 8 of -1, 5, 6,
  *             7, 26, 27, 99, 1000 (values the uapi does not define), the
  *             name "a$" (naming): -EINVAL and nothing changed.
+ *             With flags bits 5-7 and 2 set it is mbind(2) instead (trees
+ *             with mm/vma.c; op_mbind()): prot bits 0-2 the mode (DEFAULT,
+ *             BIND, INTERLEAVE, PREFERRED, LOCAL, MPOL_MAX (invalid), BIND,
+ *             INTERLEAVE), bits 3-4 the nodes (node 0, node 1), bits 5-6
+ *             garbage the contract ignores (the mode's upper 32 bits, mask
+ *             bits past maxnode - 1), flags bit 4 a length short of its
+ *             last page; the model is ksim_mbind_contract() on its pages.
  *   brk       delta:s8 (pages)
  *             flags bit 4: the break passed PAGE_SIZE - 1 bytes short of
  *             the page boundary (not at start_brk, which it would fall
@@ -66,8 +73,10 @@
  *     error only when an allocation was failed on purpose);
  *   - every live process's mappings equal the model page by page: mapped
  *     or not, vm_flags (access, MAY*, shared, DONTCOPY, WIPEONFORK,
- *     DONTDUMP, SEQ/RAND_READ, ACCOUNT, NORESERVE), file, file offset and
- *     anonymous name.  The kernel merges and
+ *     DONTDUMP, SEQ/RAND_READ, ACCOUNT, NORESERVE), file, file offset,
+ *     anonymous name and NUMA policy (mode and nodes; none for
+ *     MPOL_DEFAULT: fork copies it, mremap moves it, a new mapping has
+ *     none, merges keep it).  The kernel merges and
  *     splits VMAs as it likes; pages are what it promises;
  *   - ksim_mm_check() on every live process and ksim_mm_check_global()
  *     (tree, counters, anon_vma, i_mmap, commit accounting, page tables);
@@ -75,7 +84,8 @@
  *     insert by snapshot (VMAs, anon_vmas, ptes, counters); munmap, brk by
  *     page and counters (a failed munmap may leave its VMA splits, as the
  *     kernel does); mprotect, madvise and naming changed a prefix of the
- *     range (they stop at the VMA they failed on, like the kernel); a failed MAP_FIXED mmap leaves
+ *     range (they stop at the VMA they failed on, like the kernel), and
+ *     so did mbind (mbind_range()); a failed MAP_FIXED mmap leaves
  *     the range as it was or unmapped (vms_abort_munmap_vmas() leaves a
  *     hole once the old ptes are gone);
  *   - mremap: the kernel's result decides the path, the model checks it:
@@ -92,7 +102,7 @@
  *
  * A tree without mm/vma.c (6.1) has no mmap_region/munmap/mprotect/brk in
  * mm-sim: mmap becomes a direct insert (-EEXIST over a mapping) and the
- * others are skipped; fork, exit and touch run as on 6.12.
+ * others are skipped (the mprotect op's madvise, naming and mbind too); fork, exit and touch run as on 6.12.
  */
 #include <mm_sim/sim.h>
 #include <mm_sim/contract.h>
@@ -135,6 +145,8 @@ struct mpage {
 	const void *file;
 	bool anon_vma;		/* kernel view only (read_kernel), never compared */
 	uint8_t name;		/* anonymous name: 0 none, 1 "a", 2 "b" (3: another, in the kernel's view) */
+	uint8_t pmode;		/* NUMA policy: 0 none (MPOL_DEFAULT), else its mode + 1 */
+	uint8_t pnodes;		/* ... and its nodes (ksim's machine has nodes 0 and 1) */
 };
 
 /* as long as ksim_anon_name_contract() reads (strnlen()) */
@@ -214,6 +226,16 @@ static void read_kernel(struct proc *p, struct mpage *out)
 	KSIM_FUZZ_CHECK(n <= MAX_VMAS, "%d VMAs", n);
 	memset(out, 0, sizeof(*out) * NPAGES);
 	for (int v = 0; v < n; v++) {
+		unsigned short pmode = 0;
+		unsigned long pnodes = 0;
+
+#if KSIM_HAVE_MM_VMA_C
+		if (ksim_vma_policy_at(p->mm, vmas[v].start, &pmode, &pnodes)) {
+			KSIM_FUZZ_CHECK(pmode < KSIM_MPOL_MAX && pnodes < 4, "VMA [%#lx, %#lx): policy %u nodes %#lx",
+					vmas[v].start, vmas[v].end, pmode, pnodes);
+			pmode++;
+		}
+#endif
 		for (unsigned long a = vmas[v].start; a < vmas[v].end; a += PG) {
 			long i = page_index(a);
 
@@ -227,6 +249,8 @@ static void read_kernel(struct proc *p, struct mpage *out)
 			for (int k = 0; k < 3; k++)
 				if (!strcmp(vmas[v].name, anon_names[k]))
 					out[i].name = k;
+			out[i].pmode = pmode;
+			out[i].pnodes = pnodes;
 		}
 	}
 }
@@ -235,7 +259,8 @@ static bool page_eq(const struct mpage *a, const struct mpage *b)
 {
 	if (a->flags != b->flags)
 		return false;
-	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file && a->name == b->name);
+	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file && a->name == b->name &&
+			     a->pmode == b->pmode && a->pnodes == b->pnodes);
 }
 
 /* Names a lone VM_ACCOUNT difference, so that triage can match it. */
@@ -254,10 +279,11 @@ static void compare(int slot, const char *what)
 	read_kernel(p, kpages);
 	for (long i = 0; i < NPAGES; i++)
 		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &p->pg[i]),
-				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p name %d, "
-				"model flags %#lx pgoff %#lx file %p name %d%s", what, slot, page_addr(i),
-				kpages[i].flags, kpages[i].pgoff, kpages[i].file, kpages[i].name,
-				p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file, p->pg[i].name,
+				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p name %d policy %d/%#x, "
+				"model flags %#lx pgoff %#lx file %p name %d policy %d/%#x%s", what, slot, page_addr(i),
+				kpages[i].flags, kpages[i].pgoff, kpages[i].file, kpages[i].name, kpages[i].pmode - 1,
+				kpages[i].pnodes, p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file, p->pg[i].name,
+				p->pg[i].pmode - 1, p->pg[i].pnodes,
 				page_diff(&kpages[i], &p->pg[i]));
 }
 
@@ -693,6 +719,98 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	memcpy(p->pg, kpages, sizeof(kpages));
 }
 
+/* What the model maps of [start, end), for ksim_mbind_contract() (@ctx: the process). */
+static enum ksim_cover mbind_cover(void *ctx, unsigned long start, unsigned long end)
+{
+	struct proc *p = ctx;
+	bool any = false, all = true;
+
+	for (unsigned long a = start; a < end; a += PG) {
+		long i = page_index(a);
+		bool mapped = i >= 0 && p->pg[i].flags;
+
+		any |= mapped;
+		all &= mapped;
+	}
+	return !any ? KSIM_COVER_NONE : all ? KSIM_COVER_ALL : KSIM_COVER_PART;
+}
+
+/*
+ * mbind(2) through the tree's syscall (ksim_sys_call_mbind()): @sel bits
+ * 0-2 the mode (DEFAULT, BIND, INTERLEAVE, PREFERRED, LOCAL, MPOL_MAX
+ * (invalid), BIND, INTERLEAVE), bits 3-4 the nodes (bit 0: node 0, bit 1:
+ * node 1), one word read whole (maxnode 65); garbage the contract ignores:
+ * @sel bit 5 in the mode's upper half (an int), bit 6 in the mask past
+ * maxnode - 1 (maxnode 3), @flags bit 4 a length short of its last page.
+ * The model is ksim_mbind_contract() on the model's pages: its errno and
+ * nothing changed, or every mapped page of the range gets the canonical
+ * policy (MPOL_DEFAULT: none); under an injected failure a prefix of the
+ * range changed (mbind_range() splits VMA by VMA), as madvise.
+ */
+static void op_mbind(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
+{
+	static const unsigned long modes[8] = {
+		KSIM_MPOL_DEFAULT, KSIM_MPOL_BIND, KSIM_MPOL_INTERLEAVE, KSIM_MPOL_PREFERRED,
+		KSIM_MPOL_LOCAL, KSIM_MPOL_MAX, KSIM_MPOL_BIND, KSIM_MPOL_INTERLEAVE,
+	};
+	uint8_t sel = ksim_fuzz_u8(in);
+	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a;
+	struct ksim_mbind_args raw = { addr, len, modes[sel & 7], 65, { (sel >> 3) & 3UL } }, canon, clean;
+	long expect, r;
+
+	if (flags & 0x10)
+		raw.len -= PG - 1;
+	if (sel & 0x20)
+		raw.mode |= 0x5a5a5a5a00000000UL;
+	if (sel & 0x40) {
+		raw.maxnode = 3;		/* get_nodes() reads bits 0 and 1 */
+		raw.mask[0] |= 0xa5a5a5a5a5a5a5a4UL;
+	}
+	canon = raw;
+	expect = ksim_mbind_contract(&canon, mbind_cover, p);
+	/* The garbage is chosen so that the contract maps it back (a harness check). */
+	clean = (struct ksim_mbind_args){ addr, len, modes[sel & 7], 65, { (sel >> 3) & 3UL } };
+	KSIM_FUZZ_CHECK(ksim_mbind_contract(&clean, mbind_cover, p) == expect &&
+			(expect || (canon.len == len && canon.mode == clean.mode &&
+				    canon.mask[0] == clean.mask[0])),
+			"mbind garbage the contract does not undo");
+	KSIM_FUZZ_TRACE("  mbind [%#lx, %#lx) mode %#lx nodes %#lx maxnode %lu%s (contract %ld: mode %#lx nodes %#lx)\n",
+			addr, end, raw.mode, raw.mask[0], raw.maxnode, flags & 0x10 ? " (length short)" : "",
+			expect, canon.mode, canon.mask[0]);
+	memcpy(before, p->pg, sizeof(before));
+	for (a = addr; a < end && !expect; a += PG) {
+		struct mpage *pg = &p->pg[page_index(a)];
+
+		if (!pg->flags)
+			continue;
+		pg->pmode = canon.mode == KSIM_MPOL_DEFAULT ? 0 : canon.mode + 1;
+		pg->pnodes = canon.mode == KSIM_MPOL_DEFAULT ? 0 : canon.mask[0];
+	}
+	arm(in);
+	r = ksim_sys_call_mbind(p->mm, raw.start, raw.len, raw.mode, raw.mask, raw.maxnode, raw.flags);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %ld (model %ld)\n", r, expect);
+	if (r == expect && !last_failures)
+		return;
+	KSIM_FUZZ_CHECK(r == expect || (last_failures && r == -ENOMEM),
+			"mbind [%#lx, %#lx) = %ld, model %ld", addr, end, r, expect);
+	read_kernel(p, kpages);
+	for (a = addr; a < end; a += PG) {
+		long i = page_index(a);
+
+		if (!page_eq(&kpages[i], &p->pg[i]))
+			break;
+	}
+	for (; a < end; a += PG) {
+		long i = page_index(a);
+
+		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
+				"failed mbind [%#lx, %#lx): page %#lx neither new (before it) nor old",
+				addr, end, a);
+	}
+	memcpy(p->pg, kpages, sizeof(kpages));
+}
+
 /* @garbage (flags bit 4): the break passed unaligned, PAGE_SIZE - 1 bytes short */
 static void op_brk(struct ksim_fuzz_in *in, struct proc *p, bool garbage)
 {
@@ -844,7 +962,8 @@ static bool mremap_one_mapping(unsigned long addr, unsigned long n)
 
 	for (unsigned long k = 0; k < n; k++)
 		if (!page_eq(&before[page_index(addr + k * PG)],
-			     &(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name }))
+			     &(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name,
+					  .pmode = first.pmode, .pnodes = first.pnodes }))
 			return false;
 	return true;
 }
@@ -1002,15 +1121,21 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		 */
 		for (k = 0; k < n; k++)
 			KSIM_FUZZ_CHECK(page_eq(&before[page_index(addr + k * PG)],
-						&(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name }),
+						&(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name,
+					  .pmode = first.pmode, .pnodes = first.pnodes }),
 					"mremap moved [%#lx, +%#lx), not one mapping", addr, old_len);
 		set_range(p, new_addr, new_addr + new_len, 0, NULL, 0);
 		if (!(mf & KSIM_MREMAP_DONTUNMAP))
 			set_range(p, addr, addr + old_len, 0, NULL, 0);
 		set_range(p, r, r + new_len, first.flags, first.file,
 			  unfaulted ? (unsigned long)r / PG : first.pgoff);
-		for (k = 0; k < new_len / PG; k++)	/* copy_vma(): the name goes with the VMA */
-			p->pg[page_index(r + k * PG)].name = first.name;
+		for (k = 0; k < new_len / PG; k++) {	/* copy_vma(): the name and policy go with the VMA */
+			struct mpage *d = &p->pg[page_index(r + k * PG)];
+
+			d->name = first.name;
+			d->pmode = first.pmode;
+			d->pnodes = first.pnodes;
+		}
 		if (!(mf & KSIM_MREMAP_DONTUNMAP) && last_failures) {
 			/*
 			 * move_vma(): when unmapping the old range fails after
@@ -1068,7 +1193,8 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 					long i = page_index(a);
 					struct mpage same = { first.flags,
 							      first.pgoff + (long)(a - addr) / (long)PG,
-							      first.file, .name = first.name };
+							      first.file, .name = first.name,
+							      .pmode = first.pmode, .pnodes = first.pnodes };
 
 					if (!page_eq(&before[i], &same))
 						break;
@@ -1135,7 +1261,9 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	}
 	case OP_MPROTECT:
-		if ((flags & 0xe0) == 0xe0)
+		if ((flags & 0xe4) == 0xe4)
+			op_mbind(in, p, flags);
+		else if ((flags & 0xe0) == 0xe0)
 			op_madvise(in, p, flags);
 		else
 			op_mprotect(in, p);
@@ -1164,7 +1292,8 @@ static void run_op(struct ksim_fuzz_in *in)
 			op_munmap_range(in, p, win_base[w], win_base[w] + WIN_PAGES * PG, false);
 		break;
 	}
-	check_all(opc == OP_MPROTECT && (flags & 0xe0) == 0xe0 ? "madvise" : op_names[opc]);
+	check_all(opc != OP_MPROTECT || (flags & 0xe0) != 0xe0 ? op_names[opc] :
+		  (flags & 0x04) ? "mbind" : "madvise");
 out:
 	in->pos = args + op_args[opc];
 }
