@@ -217,6 +217,17 @@ def mbind(proc, mode, nodes, page, pages, win=0, fault=NOFAULT, garbage=0, short
                bytes([mode | nodes << 3 | garbage]) + maddr(page, win) + bytes([pages - 1]))
 
 
+# uffd: a madvise op with flags bits 2 and 3 set too; its first byte: bit 0 UFFDIO_UNREGISTER,
+# bit 1 the second context, bit 2 garbage in REGISTER's ioctls, bit 3 mode MISSING|WP (refused);
+# flags bit 4 a length short of its last page (refused) (fuzz/mm.c's op_uffd())
+UF_UNREG, UF_CTX1, UF_IOCTLS, UF_BADMODE = 1, 2, 4, 8
+
+
+def uffd(proc, sel, page, pages, win=0, fault=NOFAULT, short=False):
+    return mop("mprotect", proc, MADVISE | 0x0c | (MADV_SHORT if short else 0), fault,
+               bytes([sel]) + maddr(page, win) + bytes([pages - 1]))
+
+
 GARBAGE = 7   # mremap flags bits 4-6: garbage the argument contract ignores (fuzz/mm.c)
 # mmap flags bits 5-7 (an mmap(2) can express: fuzz/mm.c's sys_mmap_fixed()): a garbage fd and
 # page-aligned offset with MAP_ANONYMOUS, a length short of its last page
@@ -363,6 +374,23 @@ def gen_mm():
                 mbind(0, MB_DEFAULT, 0, 610, 10, short=cfg > 0), mbind(0, MB_INTERLEAVE, 3, 1000, 100, win=1),
                 mbind(0, MB_DEFAULT, 0, 600, 2, win=1),                            # nothing mapped: -EFAULT
                 fork(0, 2), madvise(2, DONTFORK, 1020, 10, win=1), fork(2, 3), mop("exit", 0)])
+        # userfaultfd registration: two contexts, holes, files, no VM_MAYWRITE, fork and mremap drop it
+        if cfg < 3:
+            f = (NOFAULT, NOFAULT, 0xe0)[cfg]                                      # uffd-2: failures
+            i = UF_IOCTLS if cfg else 0
+            seeds[f"uffd-{cfg}"] = c + shape + b"".join([
+                uffd(0, i, 20, 10, fault=f), uffd(0, UF_CTX1 | i, 40, 10, fault=f),
+                uffd(0, i, 30, 10), uffd(0, UF_CTX1 | i, 25, 10),                   # -EBUSY
+                uffd(0, i, 500, 100, fault=f),                                     # a hole: registered
+                uffd(0, i, 0, 20), mmap(0, R, 300, 4, flags=NO_MAYWRITE), uffd(0, i, 300, 4),  # file, -EPERM
+                uffd(0, i, 600, 4),                                                # nothing mapped: -EINVAL
+                uffd(0, i | UF_BADMODE, 60, 4), uffd(0, i, 60, 4, short=True),      # -EINVAL
+                uffd(0, UF_UNREG, 35, 10, fault=f), uffd(0, UF_UNREG | UF_CTX1, 20, 10),  # another's
+                uffd(0, UF_UNREG, 60, 2, short=True), touch(0, 20, 30, write=True), mprotect(0, R, 22, 4),
+                fork(0, 1), uffd(1, i, 20, 30), mremap(0, MOVE_FIXED, 500, 40, 40, 700),
+                mremap(0, IN_PLACE, 40, 10, 12), mbind(0, MB_BIND, 1, 20, 30), madvise(0, NAME_A, 20, 30),
+                munmap(0, 44, 2), uffd(0, UF_UNREG, 0, 255), uffd(1, UF_CTX1, 1000, 100, win=1),
+                mop("exit", 1), uffd(0, UF_CTX1, 20, 40)])
         for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xf1, "2nd-x3")):
             seeds[f"madvise-fault-{tag}-{cfg}"] = c + shape + b"".join([
                 madvise(0, NAME_A, 20, 10, fault=f), madvise(0, NAME_B, 16, 64, fault=f),

@@ -39,6 +39,13 @@
  *             garbage the contract ignores (the mode's upper 32 bits, mask
  *             bits past maxnode - 1), flags bit 4 a length short of its
  *             last page; the model is ksim_mbind_contract() on its pages.
+ *             With flags bits 5-7, 3 and 2 set it is UFFDIO_REGISTER
+ *             (MISSING) / UFFDIO_UNREGISTER (op_uffd()): prot bit 0
+ *             unregister, bit 1 the process's second context (each opened
+ *             with no features by the first op naming it, closed when the
+ *             process exits), bit 2 garbage in REGISTER's ioctls (ignored),
+ *             bit 3 mode MISSING|WP (refused); flags bit 4 a length short
+ *             of its last page (refused); the model is ksim_uffd_contract().
  *   brk       delta:s8 (pages)
  *             flags bit 4: the break passed PAGE_SIZE - 1 bytes short of
  *             the page boundary (not at start_brk, which it would fall
@@ -74,9 +81,10 @@
  *   - every live process's mappings equal the model page by page: mapped
  *     or not, vm_flags (access, MAY*, shared, DONTCOPY, WIPEONFORK,
  *     DONTDUMP, SEQ/RAND_READ, ACCOUNT, NORESERVE), file, file offset,
- *     anonymous name and NUMA policy (mode and nodes; none for
+ *     anonymous name, NUMA policy (mode and nodes; none for
  *     MPOL_DEFAULT: fork copies it, mremap moves it, a new mapping has
- *     none, merges keep it).  The kernel merges and
+ *     none, merges keep it) and userfaultfd context (the fork child and
+ *     an mremap move lose it: no EVENT_FORK, no EVENT_REMAP).  The kernel merges and
  *     splits VMAs as it likes; pages are what it promises;
  *   - ksim_mm_check() on every live process and ksim_mm_check_global()
  *     (tree, counters, anon_vma, i_mmap, commit accounting, page tables);
@@ -85,7 +93,7 @@
  *     page and counters (a failed munmap may leave its VMA splits, as the
  *     kernel does); mprotect, madvise and naming changed a prefix of the
  *     range (they stop at the VMA they failed on, like the kernel), and
- *     so did mbind (mbind_range()); a failed MAP_FIXED mmap leaves
+ *     so did mbind (mbind_range()) and uffd registration; a failed MAP_FIXED mmap leaves
  *     the range as it was or unmapped (vms_abort_munmap_vmas() leaves a
  *     hole once the old ptes are gone);
  *   - mremap: the kernel's result decides the path, the model checks it:
@@ -102,7 +110,7 @@
  *
  * A tree without mm/vma.c (6.1) has no mmap_region/munmap/mprotect/brk in
  * mm-sim: mmap becomes a direct insert (-EEXIST over a mapping) and the
- * others are skipped (the mprotect op's madvise, naming and mbind too); fork, exit and touch run as on 6.12.
+ * others are skipped (the mprotect op's madvise, naming, mbind, uffd too); fork, exit and touch run as on 6.12.
  */
 #include <mm_sim/sim.h>
 #include <mm_sim/contract.h>
@@ -147,6 +155,7 @@ struct mpage {
 	uint8_t name;		/* anonymous name: 0 none, 1 "a", 2 "b" (3: another, in the kernel's view) */
 	uint8_t pmode;		/* NUMA policy: 0 none (MPOL_DEFAULT), else its mode + 1 */
 	uint8_t pnodes;		/* ... and its nodes (ksim's machine has nodes 0 and 1) */
+	uint8_t uffd;		/* userfaultfd registration: 0 none, 1 or 2 the process's context (3: another) */
 };
 
 /* as long as ksim_anon_name_contract() reads (strnlen()) */
@@ -154,6 +163,7 @@ static const char anon_names[][KSIM_ANON_VMA_NAME_MAX_LEN] = { "", "a", "b" };
 
 struct proc {
 	struct mm_struct *mm;
+	struct userfaultfd_ctx *uctx[2];	/* opened by the first uffd op that names it, features 0 */
 	unsigned long brk;		/* page-aligned; start_brk is fixed */
 	struct mpage pg[NPAGES];
 };
@@ -251,6 +261,8 @@ static void read_kernel(struct proc *p, struct mpage *out)
 					out[i].name = k;
 			out[i].pmode = pmode;
 			out[i].pnodes = pnodes;
+			out[i].uffd = !vmas[v].uffd_ctx ? 0 : vmas[v].uffd_ctx == (void *)p->uctx[0] ? 1 :
+				      vmas[v].uffd_ctx == (void *)p->uctx[1] ? 2 : 3;
 		}
 	}
 }
@@ -260,7 +272,7 @@ static bool page_eq(const struct mpage *a, const struct mpage *b)
 	if (a->flags != b->flags)
 		return false;
 	return !a->flags || (a->pgoff == b->pgoff && a->file == b->file && a->name == b->name &&
-			     a->pmode == b->pmode && a->pnodes == b->pnodes);
+			     a->pmode == b->pmode && a->pnodes == b->pnodes && a->uffd == b->uffd);
 }
 
 /* Names a lone VM_ACCOUNT difference, so that triage can match it. */
@@ -279,11 +291,11 @@ static void compare(int slot, const char *what)
 	read_kernel(p, kpages);
 	for (long i = 0; i < NPAGES; i++)
 		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &p->pg[i]),
-				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p name %d policy %d/%#x, "
-				"model flags %#lx pgoff %#lx file %p name %d policy %d/%#x%s", what, slot, page_addr(i),
-				kpages[i].flags, kpages[i].pgoff, kpages[i].file, kpages[i].name, kpages[i].pmode - 1,
-				kpages[i].pnodes, p->pg[i].flags, p->pg[i].pgoff, p->pg[i].file, p->pg[i].name,
-				p->pg[i].pmode - 1, p->pg[i].pnodes,
+				"%s: process %d page %#lx: kernel flags %#lx pgoff %#lx file %p name %d policy %d/%#x uffd %d, "
+				"model flags %#lx pgoff %#lx file %p name %d policy %d/%#x uffd %d%s", what, slot,
+				page_addr(i), kpages[i].flags, kpages[i].pgoff, kpages[i].file, kpages[i].name,
+				kpages[i].pmode - 1, kpages[i].pnodes, kpages[i].uffd, p->pg[i].flags, p->pg[i].pgoff,
+				p->pg[i].file, p->pg[i].name, p->pg[i].pmode - 1, p->pg[i].pnodes, p->pg[i].uffd,
 				page_diff(&kpages[i], &p->pg[i]));
 }
 
@@ -811,6 +823,98 @@ static void op_mbind(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	memcpy(p->pg, kpages, sizeof(kpages));
 }
 
+/*
+ * UFFDIO_REGISTER (MISSING) / UFFDIO_UNREGISTER through the tree's ioctls
+ * (ksim_uffd_ioctl_register()/_unregister()) on one of the process's two
+ * contexts: @sel bit 0 unregister, bit 1 the second context, bit 2 garbage
+ * in REGISTER's ioctls (an output the kernel never reads), bit 3 a mode the
+ * contract refuses (MISSING | WP); @flags bit 4 a length short of its last
+ * page (refused: the ioctls take page multiples only).  The model is
+ * ksim_uffd_contract() (it reads the range's VMAs, the same as the model's
+ * pages): its errno and nothing changed, or every mapped page of the range
+ * registered with the context (unregistered); a REGISTER that succeeded
+ * wrote the ioctls of a MISSING range, one that failed left the field
+ * alone.  Under an injected failure a prefix of the range changed.
+ */
+static void op_uffd(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
+{
+	uint8_t sel = ksim_fuzz_u8(in);
+	unsigned long addr = dec_addr(in), len = dec_len(in), end = addr + len, a;
+	int which = (sel >> 1) & 1;
+	bool reg = !(sel & 1);
+	struct ksim_uffd_args raw = { reg ? KSIM_UFFD_REGISTER : KSIM_UFFD_UNREGISTER, which,
+				      { { addr, len }, reg ? KSIM_UFFDIO_REGISTER_MODE_MISSING : 0, 0 } }, canon;
+	unsigned long ioctls_in;
+	long expect;
+	int r;
+
+	if (reg && (sel & 4))
+		raw.uffdio.ioctls = 0xa5a5a5a5a5a5a5a5UL ^ addr;
+	if (reg && (sel & 8))
+		raw.uffdio.mode |= KSIM_UFFDIO_REGISTER_MODE_WP;
+	if (flags & 0x10)
+		raw.uffdio.range.len -= PG - 1;
+	ioctls_in = raw.uffdio.ioctls;
+	if (!p->uctx[which]) {
+		p->uctx[which] = ksim_uffd_open(p->mm, 0);
+		KSIM_FUZZ_CHECK(p->uctx[which], "ksim_uffd_open() failed without a fault");
+	}
+	canon = raw;
+	expect = ksim_uffd_contract(p->mm, p->uctx[which], &canon);
+	/* The contract refuses what it should and maps the ioctls garbage back (a harness check). */
+	if ((flags & 0x10) || (reg && (sel & 8))) {
+		KSIM_FUZZ_CHECK(expect == -EINVAL, "uffd: the contract takes a refused argument (%ld)", expect);
+	} else {
+		struct ksim_uffd_args clean = raw;
+
+		clean.uffdio.ioctls = 0;
+		KSIM_FUZZ_CHECK(ksim_uffd_contract(p->mm, p->uctx[which], &clean) == expect &&
+				(expect || (canon.uffdio.ioctls == 0 && canon.uffdio.range.len == len)),
+				"uffd garbage the contract does not undo (%ld)", expect);
+	}
+	KSIM_FUZZ_TRACE("  uffd %s [%#lx, %#lx) context %d mode %#lx ioctls %#lx%s (contract %ld)\n",
+			reg ? "register" : "unregister", addr, end, which, raw.uffdio.mode, raw.uffdio.ioctls,
+			flags & 0x10 ? " (length short)" : "", expect);
+	memcpy(before, p->pg, sizeof(before));
+	for (a = addr; a < end && !expect; a += PG) {
+		struct mpage *pg = &p->pg[page_index(a)];
+
+		if (pg->flags)
+			pg->uffd = reg ? which + 1 : 0;
+	}
+	arm(in);
+	if (reg)
+		r = ksim_uffd_ioctl_register(p->uctx[which], &raw.uffdio);
+	else
+		r = ksim_uffd_ioctl_unregister(p->uctx[which], &raw.uffdio.range);
+	disarm();
+	KSIM_FUZZ_TRACE("    = %d (model %ld), ioctls %#lx\n", r, expect, raw.uffdio.ioctls);
+	if (reg)
+		KSIM_FUZZ_CHECK(raw.uffdio.ioctls == (r ? ioctls_in : KSIM_UFFD_IOCTLS_MISSING),
+				"UFFDIO_REGISTER = %d wrote ioctls %#lx (passed %#lx)", r, raw.uffdio.ioctls,
+				ioctls_in);
+	if (r == expect && !last_failures)
+		return;
+	KSIM_FUZZ_CHECK(r == expect || (last_failures && r == -ENOMEM),
+			"uffd %s [%#lx, %#lx) = %d, model %ld", reg ? "register" : "unregister", addr, end, r,
+			expect);
+	read_kernel(p, kpages);
+	for (a = addr; a < end; a += PG) {
+		long i = page_index(a);
+
+		if (!page_eq(&kpages[i], &p->pg[i]))
+			break;
+	}
+	for (; a < end; a += PG) {
+		long i = page_index(a);
+
+		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
+				"failed uffd %s [%#lx, %#lx): page %#lx neither new (before it) nor old",
+				reg ? "register" : "unregister", addr, end, a);
+	}
+	memcpy(p->pg, kpages, sizeof(kpages));
+}
+
 /* @garbage (flags bit 4): the break passed unaligned, PAGE_SIZE - 1 bytes short */
 static void op_brk(struct ksim_fuzz_in *in, struct proc *p, bool garbage)
 {
@@ -901,14 +1005,23 @@ static void op_fork(struct ksim_fuzz_in *in, struct proc *p, int slot, uint8_t f
 	} else {
 		c->mm = child;
 		c->brk = p->brk;
-		for (long i = 0; i < NPAGES; i++)
+		c->uctx[0] = c->uctx[1] = NULL;
+		for (long i = 0; i < NPAGES; i++) {
 			c->pg[i] = (p->pg[i].flags & KSIM_VM_DONTCOPY) ? (struct mpage){ 0 } : p->pg[i];
+			c->pg[i].uffd = 0;	/* dup_userfaultfd(): contexts without EVENT_FORK dropped */
+		}
 	}
 	ksim_mm_snapshot_free(snap);
 }
 
 static void proc_exit(int slot)
 {
+	/* the monitor closes its contexts first (it would hold them, and the mm, otherwise) */
+	for (int k = 0; k < 2; k++) {
+		if (procs[slot].uctx[k])
+			ksim_uffd_close(procs[slot].uctx[k]);
+		procs[slot].uctx[k] = NULL;
+	}
 	ksim_mm_exit(procs[slot].mm);
 	procs[slot].mm = NULL;
 }
@@ -963,7 +1076,7 @@ static bool mremap_one_mapping(unsigned long addr, unsigned long n)
 	for (unsigned long k = 0; k < n; k++)
 		if (!page_eq(&before[page_index(addr + k * PG)],
 			     &(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name,
-					  .pmode = first.pmode, .pnodes = first.pnodes }))
+					  .pmode = first.pmode, .pnodes = first.pnodes, .uffd = first.uffd }))
 			return false;
 	return true;
 }
@@ -980,6 +1093,7 @@ static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long
 			continue;	/* a gap: the destination page is left alone */
 		if (id >= 0) {
 			p->pg[id] = before[is];
+			p->pg[id].uffd = 0;	/* mremap_userfaultfd_prep(): no EVENT_REMAP */
 			if (!before[is].file && !kbefore[is].anon_vma)
 				p->pg[id].pgoff = dst / PG;
 		}
@@ -1122,7 +1236,7 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		for (k = 0; k < n; k++)
 			KSIM_FUZZ_CHECK(page_eq(&before[page_index(addr + k * PG)],
 						&(struct mpage){ first.flags, first.pgoff + k, first.file, .name = first.name,
-					  .pmode = first.pmode, .pnodes = first.pnodes }),
+					  .pmode = first.pmode, .pnodes = first.pnodes, .uffd = first.uffd }),
 					"mremap moved [%#lx, +%#lx), not one mapping", addr, old_len);
 		set_range(p, new_addr, new_addr + new_len, 0, NULL, 0);
 		if (!(mf & KSIM_MREMAP_DONTUNMAP))
@@ -1194,7 +1308,7 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 					struct mpage same = { first.flags,
 							      first.pgoff + (long)(a - addr) / (long)PG,
 							      first.file, .name = first.name,
-							      .pmode = first.pmode, .pnodes = first.pnodes };
+							      .pmode = first.pmode, .pnodes = first.pnodes, .uffd = first.uffd };
 
 					if (!page_eq(&before[i], &same))
 						break;
@@ -1261,7 +1375,9 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	}
 	case OP_MPROTECT:
-		if ((flags & 0xe4) == 0xe4)
+		if ((flags & 0xec) == 0xec)
+			op_uffd(in, p, flags);
+		else if ((flags & 0xe4) == 0xe4)
 			op_mbind(in, p, flags);
 		else if ((flags & 0xe0) == 0xe0)
 			op_madvise(in, p, flags);
@@ -1293,7 +1409,7 @@ static void run_op(struct ksim_fuzz_in *in)
 		break;
 	}
 	check_all(opc != OP_MPROTECT || (flags & 0xe0) != 0xe0 ? op_names[opc] :
-		  (flags & 0x04) ? "mbind" : "madvise");
+		  (flags & 0x0c) == 0x0c ? "uffd" : (flags & 0x04) ? "mbind" : "madvise");
 out:
 	in->pos = args + op_args[opc];
 }
