@@ -391,6 +391,11 @@ def gen_mm():
                 mremap(0, IN_PLACE, 40, 10, 12), mbind(0, MB_BIND, 1, 20, 30), madvise(0, NAME_A, 20, 30),
                 munmap(0, 44, 2), uffd(0, UF_UNREG, 0, 255), uffd(1, UF_CTX1, 1000, 100, win=1),
                 mop("exit", 1), uffd(0, UF_CTX1, 20, 40)])
+        if cfg == 0:   # more VMAs than ksim_uffd_contract() once looked at (32)
+            seeds["uffd-vmas-0"] = c + b"".join(
+                [mmap(0, R if k % 2 else RW, 100 + k, 1) for k in range(40)] +
+                [uffd(0, 0, 138, 2), uffd(0, UF_CTX1, 100, 40), uffd(0, UF_UNREG, 130, 10),
+                 uffd(0, UF_CTX1, 100, 40)])
         for f, tag in ((0xe0, "1st"), (0xe2, "3rd"), (0xf1, "2nd-x3")):
             seeds[f"madvise-fault-{tag}-{cfg}"] = c + shape + b"".join([
                 madvise(0, NAME_A, 20, 10, fault=f), madvise(0, NAME_B, 16, 64, fault=f),

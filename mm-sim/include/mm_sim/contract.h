@@ -463,26 +463,23 @@ static inline long ksim_uffd_contract(struct mm_struct *mm, struct userfaultfd_c
 				      struct ksim_uffd_args *a)
 {
 	const unsigned long pg = KSIM_PAGE_SIZE;
-	unsigned long start = a->uffdio.range.start, len = a->uffdio.range.len, end = start + len;
-	struct ksim_vma_info v[32];
+	unsigned long start = a->uffdio.range.start, len = a->uffdio.range.len, end = start + len, at;
+	struct ksim_vma_info v;
 	bool reg = a->call == KSIM_UFFD_REGISTER, found = false;
-	int i, n;
 
 	if (reg && a->uffdio.mode != KSIM_UFFDIO_REGISTER_MODE_MISSING)
 		return -EINVAL;
 	if ((start | len) & (pg - 1) || !len || start >= KSIM_UFFD_TASK_SIZE ||
 	    len > KSIM_UFFD_TASK_SIZE - start)
 		return -EINVAL;
-	n = ksim_mm_vmas(mm, v, 32);
-	for (i = 0; i < n && i < 32; i++) {
-		const void *other = v[i].uffd_ctx && v[i].uffd_ctx != (const void *)ctx ? v[i].uffd_ctx : NULL;
+	/* the VMAs over the range in address order, however many the process has */
+	for (at = start; at < end && ksim_mm_find_vma(mm, at, &v) && v.start < end; at = v.end) {
+		const void *other = v.uffd_ctx && v.uffd_ctx != (const void *)ctx ? v.uffd_ctx : NULL;
 
-		if (v[i].end <= start || v[i].start >= end)
-			continue;
 		found = true;
-		if (v[i].file)
+		if (v.file)
 			return -EINVAL;
-		if (reg && !(v[i].flags & KSIM_VM_MAYWRITE))
+		if (reg && !(v.flags & KSIM_VM_MAYWRITE))
 			return -EPERM;
 		if (reg && other)
 			return -EBUSY;
