@@ -1111,6 +1111,38 @@ static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long
 }
 #endif
 
+/*
+ * mremap_userfaultfd_prep() drops the registration of the VMA a move made
+ * (no UFFD_FEATURE_EVENT_REMAP).  Where copy_vma() merged the copy into a
+ * neighbour registered with the same context (6.12.95; 7.x's
+ * vma_merge_copied_range() does not merge such a copy), that is the merged
+ * VMA, and the neighbour's pages, which did not move, lose their
+ * registration too.  No man page says what happens to them: accepted for
+ * the pages the kernel now has in the VMA at @at (in the destination
+ * [@r, @r + @len)), and only that difference.
+ */
+static void uffd_merged_dropped(struct proc *p, unsigned long at, unsigned long r, unsigned long len)
+{
+	struct ksim_vma_info vi;
+
+	if (!ksim_mm_find_vma(p->mm, at, &vi) || vi.start > at)
+		return;
+	read_kernel(p, kpages);
+	for (unsigned long a = vi.start; a < vi.end; a += PG) {
+		long i = page_index(a);
+		struct mpage m;
+
+		if (i < 0 || (a >= r && a < r + len) || !p->pg[i].uffd || kpages[i].uffd)
+			continue;
+		m = p->pg[i];
+		m.uffd = 0;
+		if (page_eq(&kpages[i], &m)) {
+			KSIM_FUZZ_TRACE("    page %#lx merged with the move: its registration dropped\n", a);
+			p->pg[i].uffd = 0;
+		}
+	}
+}
+
 static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	static const unsigned long modes[4] = { 0, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
@@ -1333,6 +1365,10 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 #if KSIM_HAVE_MREMAP_MULTI_VMA
 pfns:
 #endif
+	if ((unsigned long)r != addr) {
+		uffd_merged_dropped(p, r, r, new_len);
+		uffd_merged_dropped(p, r + new_len - PG, r, new_len);
+	}
 	for (k = 0; k < n; k++)
 		KSIM_FUZZ_CHECK(!before[page_index(addr + k * PG)].flags ||
 				ksim_mm_pfn(p->mm, r + k * PG) == pfn[k],
