@@ -1114,7 +1114,7 @@ static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long
 /*
  * mremap_userfaultfd_prep() drops the registration of the VMA a move made
  * (no UFFD_FEATURE_EVENT_REMAP).  Where copy_vma() merged the copy into a
- * neighbour registered with the same context (6.12.95; 7.x's
+ * neighbour registered with the same context (6.12.95, 7.2.13; 7.3.4's
  * vma_merge_copied_range() does not merge such a copy), that is the merged
  * VMA, and the neighbour's pages, which did not move, lose their
  * registration too.  No man page says what happens to them: accepted for
