@@ -1117,18 +1117,18 @@ static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long
  * neighbour registered with the same context (6.12.95, 7.2.13; 7.3.4's
  * vma_merge_copied_range() does not merge such a copy), that is the merged
  * VMA, and the neighbour's pages, which did not move, lose their
- * registration too.  No man page says what happens to them: accepted for
- * the pages the kernel now has in the VMA at @at (in the destination
- * [@r, @r + @len)), and only that difference.
+ * registration too; the neighbour may be the rest of the source VMA
+ * itself (a move next to it), split again when the moved pages are
+ * unmapped.  No man page says what happens to them: accepted for the pages
+ * of [@lo, @hi) outside the destination [@r, @r + @len) (the kernel's VMA
+ * at either end of the destination, the source VMA before the move), and
+ * only that difference.
  */
-static void uffd_merged_dropped(struct proc *p, unsigned long at, unsigned long r, unsigned long len)
+static void uffd_merged_dropped(struct proc *p, unsigned long lo, unsigned long hi, unsigned long r,
+				unsigned long len)
 {
-	struct ksim_vma_info vi;
-
-	if (!ksim_mm_find_vma(p->mm, at, &vi) || vi.start > at)
-		return;
 	read_kernel(p, kpages);
-	for (unsigned long a = vi.start; a < vi.end; a += PG) {
+	for (unsigned long a = lo; a < hi; a += PG) {
 		long i = page_index(a);
 		struct mpage m;
 
@@ -1366,8 +1366,15 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 pfns:
 #endif
 	if ((unsigned long)r != addr) {
-		uffd_merged_dropped(p, r, r, new_len);
-		uffd_merged_dropped(p, r + new_len - PG, r, new_len);
+		struct ksim_vma_info vi;
+
+		for (int v = 0; v < nvmas_before; v++)
+			if (vmas_before[v].start <= addr && addr < vmas_before[v].end)
+				uffd_merged_dropped(p, vmas_before[v].start, vmas_before[v].end, r, new_len);
+		if (ksim_mm_find_vma(p->mm, r, &vi) && vi.start <= r)
+			uffd_merged_dropped(p, vi.start, vi.end, r, new_len);
+		if (ksim_mm_find_vma(p->mm, r + new_len - PG, &vi) && vi.start <= r + new_len - PG)
+			uffd_merged_dropped(p, vi.start, vi.end, r, new_len);
 	}
 	for (k = 0; k < n; k++)
 		KSIM_FUZZ_CHECK(!before[page_index(addr + k * PG)].flags ||
