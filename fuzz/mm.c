@@ -1365,7 +1365,8 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 #if KSIM_HAVE_MREMAP_MULTI_VMA
 pfns:
 #endif
-	if ((unsigned long)r != addr) {
+	/* the trees whose vma_merge_copied_range() refuses that merge must keep every registration */
+	if (!KSIM_HAVE_COPIED_UFFD_NO_MERGE && (unsigned long)r != addr) {
 		struct ksim_vma_info vi;
 
 		for (int v = 0; v < nvmas_before; v++)
