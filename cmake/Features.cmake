@@ -249,9 +249,6 @@ ksim_feature(KSIM_HAVE_UFFD_OPS FILE include/linux/userfaultfd_k.h REGEX "^struc
 ksim_feature(KSIM_HAVE_UFFD_FEATURES_READ_ONCE FILE mm/userfaultfd.c
   REGEX "^static unsigned int userfaultfd_features\\(struct userfaultfd_ctx \\*ctx\\)$"
   WHY "the uffd ioctls read ctx->features through userfaultfd_features() (READ_ONCE: UFFDIO_SET_MODE changes them)")
-ksim_feature(KSIM_HAVE_COPIED_UFFD_NO_MERGE FILE mm/vma.c
-  REGEX "if \\(vma_has_uffd_without_event_remap\\(vmg->copied_from\\)\\)"
-  WHY "vma_merge_copied_range() does not merge a moved VMA whose userfaultfd registration mremap clears (no UFFD_FEATURE_EVENT_REMAP); before, a neighbour of the same context merged with it lost its registration too (fuzz/README.md)")
 # UFFDIO_UNREGISTER refuses a VMA registered to another context (-EINVAL);
 # before, it unregistered it: the ioctl lives in fs/ (6.x) or mm/ (7.x)
 ksim_feature(KSIM_HAVE_UFFD_UNREGISTER_OWN_CTX_FS FILE fs/userfaultfd.c

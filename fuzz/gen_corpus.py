@@ -391,12 +391,6 @@ def gen_mm():
                 mremap(0, IN_PLACE, 40, 10, 12), mbind(0, MB_BIND, 1, 20, 30), madvise(0, NAME_A, 20, 30),
                 munmap(0, 44, 2), uffd(0, UF_UNREG, 0, 255), uffd(1, UF_CTX1, 1000, 100, win=1),
                 mop("exit", 1), uffd(0, UF_CTX1, 20, 40)])
-        if cfg == 0:   # a registered piece moved back next to its registered neighbour (merged on 6.12)
-            seeds["uffd-mremap-merge-0"] = c + b"".join([
-                mmap(0, RW, 100, 20), touch(0, 100, 16, write=True), touch(0, 116, 4, write=True),
-                uffd(0, 0, 100, 20), mremap(0, MOVE_FIXED, 110, 10, 10, 300), uffd(0, 0, 300, 10),
-                mremap(0, MOVE_FIXED, 300, 10, 10, 110), uffd(0, 0, 110, 10),
-                mremap(0, MOVE_FIXED, 100, 5, 5, 400), uffd(0, 0, 400, 5), mremap(0, MOVE_FIXED, 400, 5, 5, 95)])
         if cfg == 0:   # more VMAs than ksim_uffd_contract() once looked at (32)
             seeds["uffd-vmas-0"] = c + b"".join(
                 [mmap(0, R if k % 2 else RW, 100 + k, 1) for k in range(40)] +
@@ -447,7 +441,14 @@ def known_mm():
             # split in the child (naming one page of it)
             "fork-wipeonfork-stale-pgoff": bytes([0]) + b"".join([
         mmap(0, R | W, 0, 10), touch(0, 0, 10, write=True), madvise(0, WIPEONFORK, 0, 10),
-        mremap(0, MOVE_FIXED, 0, 10, 10, 100), fork(0, 1), madvise(1, NAME_A, 100, 1)])}
+        mremap(0, MOVE_FIXED, 0, 10, 10, 100), fork(0, 1), madvise(1, NAME_A, 100, 1)]),
+            # a registered piece moved away and back next to its registered
+            # neighbour: merged into it, and both unregistered (6.12, 7.2)
+            "mremap-uffd-merge-drops-neighbour": bytes([0]) + b"".join([
+        mmap(0, R | W, 100, 20), touch(0, 100, 16, write=True), touch(0, 116, 4, write=True),
+        uffd(0, 0, 100, 20), mremap(0, MOVE_FIXED, 110, 10, 10, 300), uffd(0, 0, 300, 10),
+        mremap(0, MOVE_FIXED, 300, 10, 10, 110), uffd(0, 0, 110, 10),
+        mremap(0, MOVE_FIXED, 100, 5, 5, 400), uffd(0, 0, 400, 5), mremap(0, MOVE_FIXED, 400, 5, 5, 95)])}
 
 
 def dict_mm():

@@ -1111,38 +1111,6 @@ static void mremap_multi_moved(struct proc *p, unsigned long addr, unsigned long
 }
 #endif
 
-/*
- * mremap_userfaultfd_prep() drops the registration of the VMA a move made
- * (no UFFD_FEATURE_EVENT_REMAP).  Where copy_vma() merged the copy into a
- * neighbour registered with the same context (6.12.95, 7.2.13; 7.3.4's
- * vma_merge_copied_range() does not merge such a copy), that is the merged
- * VMA, and the neighbour's pages, which did not move, lose their
- * registration too; the neighbour may be the rest of the source VMA
- * itself (a move next to it), split again when the moved pages are
- * unmapped.  No man page says what happens to them: accepted for the pages
- * of [@lo, @hi) outside the destination [@r, @r + @len) (the kernel's VMA
- * at either end of the destination, the source VMA before the move), and
- * only that difference.
- */
-static void uffd_merged_dropped(struct proc *p, unsigned long lo, unsigned long hi, unsigned long r,
-				unsigned long len)
-{
-	read_kernel(p, kpages);
-	for (unsigned long a = lo; a < hi; a += PG) {
-		long i = page_index(a);
-		struct mpage m;
-
-		if (i < 0 || (a >= r && a < r + len) || !p->pg[i].uffd || kpages[i].uffd)
-			continue;
-		m = p->pg[i];
-		m.uffd = 0;
-		if (page_eq(&kpages[i], &m)) {
-			KSIM_FUZZ_TRACE("    page %#lx merged with the move: its registration dropped\n", a);
-			p->pg[i].uffd = 0;
-		}
-	}
-}
-
 static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 {
 	static const unsigned long modes[4] = { 0, KSIM_MREMAP_MAYMOVE | KSIM_MREMAP_FIXED,
@@ -1365,18 +1333,6 @@ static void op_mremap(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 #if KSIM_HAVE_MREMAP_MULTI_VMA
 pfns:
 #endif
-	/* the trees whose vma_merge_copied_range() refuses that merge must keep every registration */
-	if (!KSIM_HAVE_COPIED_UFFD_NO_MERGE && (unsigned long)r != addr) {
-		struct ksim_vma_info vi;
-
-		for (int v = 0; v < nvmas_before; v++)
-			if (vmas_before[v].start <= addr && addr < vmas_before[v].end)
-				uffd_merged_dropped(p, vmas_before[v].start, vmas_before[v].end, r, new_len);
-		if (ksim_mm_find_vma(p->mm, r, &vi) && vi.start <= r)
-			uffd_merged_dropped(p, vi.start, vi.end, r, new_len);
-		if (ksim_mm_find_vma(p->mm, r + new_len - PG, &vi) && vi.start <= r + new_len - PG)
-			uffd_merged_dropped(p, vi.start, vi.end, r, new_len);
-	}
 	for (k = 0; k < n; k++)
 		KSIM_FUZZ_CHECK(!before[page_index(addr + k * PG)].flags ||
 				ksim_mm_pfn(p->mm, r + k * PG) == pfn[k],
