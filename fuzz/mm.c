@@ -535,6 +535,35 @@ static void op_munmap_range(struct ksim_fuzz_in *in, struct proc *p, unsigned lo
 	set_range(p, addr, end, 0, NULL, 0);
 }
 
+/*
+ * A call that failed part-way (mprotect, madvise, naming, mbind and the
+ * uffd ioctls stop at the VMA they failed on, like the kernel): [@addr, b)
+ * changed as the model says, for some b <= @stop, and [b, @end) is as
+ * before; then the model takes the kernel's pages.  Pages outside the
+ * windows (index -1) are not modelled: skipped.
+ */
+static void check_prefix(struct proc *p, const char *what, unsigned long addr, unsigned long stop,
+			 unsigned long end)
+{
+	unsigned long a;
+
+	read_kernel(p, kpages);
+	for (a = addr; a < stop; a += PG) {
+		long i = page_index(a);
+
+		if (i >= 0 && !page_eq(&kpages[i], &p->pg[i]))
+			break;
+	}
+	for (; a < end; a += PG) {
+		long i = page_index(a);
+
+		KSIM_FUZZ_CHECK(i < 0 || page_eq(&kpages[i], &before[i]),
+				"failed %s [%#lx, %#lx): page %#lx neither new (before it) nor old", what, addr,
+				end, a);
+	}
+	memcpy(p->pg, kpages, sizeof(kpages));
+}
+
 static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 {
 	unsigned long prot = ksim_fuzz_u8(in), access = prot & VM_RWX;
@@ -596,23 +625,7 @@ static void op_mprotect(struct ksim_fuzz_in *in, struct proc *p)
 	if (r == expect && !(r == -ENOMEM && fault_error(r)))
 		return;
 	KSIM_FUZZ_CHECK(fault_error(r), "mprotect [%#lx, %#lx) = %d, model %ld", addr, end, r, expect);
-	/* Failed part-way: [addr, b) changed as the model says, [b, end) as before. */
-	read_kernel(p, kpages);
-	/* Pages outside the windows (index -1) are not modelled: skipped. */
-	for (a = addr; a < stop; a += PG) {
-		long i = page_index(a);
-
-		if (i >= 0 && !page_eq(&kpages[i], &p->pg[i]))
-			break;
-	}
-	for (; a < end; a += PG) {
-		long i = page_index(a);
-
-		KSIM_FUZZ_CHECK(i < 0 || page_eq(&kpages[i], &before[i]),
-				"failed mprotect [%#lx, %#lx): page %#lx neither new (before it) nor old",
-				addr, end, a);
-	}
-	memcpy(p->pg, kpages, sizeof(kpages));
+	check_prefix(p, "mprotect", addr, stop, end);
 }
 
 /*
@@ -714,21 +727,7 @@ static void op_madvise(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	 */
 	KSIM_FUZZ_CHECK(r == expect || (last_failures && (r == -EAGAIN || r == -ENOMEM)),
 			"%s [%#lx, %#lx) = %d, model %ld", naming ? "name" : "madvise", addr, end, r, expect);
-	read_kernel(p, kpages);
-	for (a = addr; a < end; a += PG) {
-		long i = page_index(a);
-
-		if (!page_eq(&kpages[i], &p->pg[i]))
-			break;
-	}
-	for (; a < end; a += PG) {
-		long i = page_index(a);
-
-		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
-				"failed %s [%#lx, %#lx): page %#lx neither new (before it) nor old",
-				naming ? "name" : "madvise", addr, end, a);
-	}
-	memcpy(p->pg, kpages, sizeof(kpages));
+	check_prefix(p, naming ? "name" : "madvise", addr, end, end);
 }
 
 /* What the model maps of [start, end), for ksim_mbind_contract() (@ctx: the process). */
@@ -806,21 +805,7 @@ static void op_mbind(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 		return;
 	KSIM_FUZZ_CHECK(r == expect || (last_failures && r == -ENOMEM),
 			"mbind [%#lx, %#lx) = %ld, model %ld", addr, end, r, expect);
-	read_kernel(p, kpages);
-	for (a = addr; a < end; a += PG) {
-		long i = page_index(a);
-
-		if (!page_eq(&kpages[i], &p->pg[i]))
-			break;
-	}
-	for (; a < end; a += PG) {
-		long i = page_index(a);
-
-		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
-				"failed mbind [%#lx, %#lx): page %#lx neither new (before it) nor old",
-				addr, end, a);
-	}
-	memcpy(p->pg, kpages, sizeof(kpages));
+	check_prefix(p, "mbind", addr, end, end);
 }
 
 /*
@@ -898,21 +883,7 @@ static void op_uffd(struct ksim_fuzz_in *in, struct proc *p, uint8_t flags)
 	KSIM_FUZZ_CHECK(r == expect || (last_failures && r == -ENOMEM),
 			"uffd %s [%#lx, %#lx) = %d, model %ld", reg ? "register" : "unregister", addr, end, r,
 			expect);
-	read_kernel(p, kpages);
-	for (a = addr; a < end; a += PG) {
-		long i = page_index(a);
-
-		if (!page_eq(&kpages[i], &p->pg[i]))
-			break;
-	}
-	for (; a < end; a += PG) {
-		long i = page_index(a);
-
-		KSIM_FUZZ_CHECK(page_eq(&kpages[i], &before[i]),
-				"failed uffd %s [%#lx, %#lx): page %#lx neither new (before it) nor old",
-				reg ? "register" : "unregister", addr, end, a);
-	}
-	memcpy(p->pg, kpages, sizeof(kpages));
+	check_prefix(p, reg ? "uffd register" : "uffd unregister", addr, end, end);
 }
 
 /* @garbage (flags bit 4): the break passed unaligned, PAGE_SIZE - 1 bytes short */
