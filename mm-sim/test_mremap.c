@@ -1014,6 +1014,51 @@ static unsigned long contract_addr(struct ksim_rng *rng, struct mm_struct *mm, u
 	return v[i].start + *k * PG;
 }
 
+/* What contract_draw_range() drew, for the summary lines */
+struct range_drawn {
+	unsigned long hole, unaligned, zero, huge;
+};
+
+/*
+ * A (start, length) pair for the calls that take one (madvise, prctl
+ * PR_SET_VMA): from contract_addr(), sometimes in a hole (the window's
+ * upper half is never mapped) or unaligned; a length inside the mapping or
+ * past it, sometimes short of its last page, 0, wrapping or past TASK_SIZE.
+ */
+static void contract_draw_range(struct ksim_rng *rng, struct mm_struct *mm, unsigned long *start,
+				unsigned long *len, struct range_drawn *n)
+{
+	unsigned long pages, k;
+
+	*start = contract_addr(rng, mm, &pages, &k);
+	if (!ksim_rng_below(rng, 16)) {
+		*start = CW + (CW_PAGES / 2 + ksim_rng_below(rng, CW_PAGES / 2)) * PG;
+		n->hole++;
+	}
+	if (!ksim_rng_below(rng, 8)) {
+		*start += 1 + ksim_rng_below(rng, PG - 1);
+		n->unaligned++;
+	}
+	*len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
+	if (ksim_rng_below(rng, 2))
+		*len -= ksim_rng_below(rng, PG);
+	switch (ksim_rng_below(rng, 32)) {
+	case 0:
+	case 1:
+		*len = 0;
+		n->zero++;
+		break;
+	case 2:
+		*len = ~0UL - ksim_rng_below(rng, 3 * PG);
+		n->huge++;
+		break;
+	case 3:
+		*len = (1UL << 47) + ksim_rng_below(rng, 1UL << 40);
+		n->huge++;
+		break;
+	}
+}
+
 /*
  * The contract layout, and on some of them part of one mapping mlock()ed
  * (sometimes MLOCK_ONFAULT), the same on both processes: what munlock and
@@ -1305,7 +1350,8 @@ static struct mm_struct *anon_name_layout(uint64_t seed)
 
 /* What the draws gave, for the summary line */
 static struct {
-	unsigned long bad_opt, unaligned, huge, zero, null, empty, pool, valid, max, bad_char, too_long;
+	struct range_drawn range;
+	unsigned long bad_opt, null, empty, pool, valid, max, bad_char, too_long;
 } anon_name_drawn;
 
 /* A name of @n characters, printable ASCII other than the five refused */
@@ -1336,7 +1382,7 @@ static void anon_name_draw(struct ksim_rng *rng, struct mm_struct *mm, void *arg
 		(char)0xc3, (char)0xff };
 	static char buf[128];
 	struct ksim_anon_name_args *a = args;
-	unsigned long pages, k, n;
+	unsigned long n;
 	bool bad = false;
 
 	a->opt = KSIM_PR_SET_VMA_ANON_NAME;
@@ -1344,31 +1390,7 @@ static void anon_name_draw(struct ksim_rng *rng, struct mm_struct *mm, void *arg
 		a->opt = ksim_rng_below(rng, 2) ? 1 + ksim_rng_below(rng, 8) : ksim_rng_next(rng) | 1;
 		anon_name_drawn.bad_opt++;
 	}
-	a->addr = contract_addr(rng, mm, &pages, &k);
-	if (!ksim_rng_below(rng, 16))	/* a hole: the window's upper half is never mapped */
-		a->addr = CW + (CW_PAGES / 2 + ksim_rng_below(rng, CW_PAGES / 2)) * PG;
-	if (!ksim_rng_below(rng, 8)) {
-		a->addr += 1 + ksim_rng_below(rng, PG - 1);
-		anon_name_drawn.unaligned++;
-	}
-	a->size = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
-	if (ksim_rng_below(rng, 2))
-		a->size -= ksim_rng_below(rng, PG);
-	switch (ksim_rng_below(rng, 32)) {
-	case 0:
-	case 1:
-		a->size = 0;
-		anon_name_drawn.zero++;
-		break;
-	case 2:
-		a->size = ~0UL - ksim_rng_below(rng, 3 * PG);
-		anon_name_drawn.huge++;
-		break;
-	case 3:
-		a->size = (1UL << 47) + ksim_rng_below(rng, 1UL << 40);
-		anon_name_drawn.huge++;
-		break;
-	}
+	contract_draw_range(rng, mm, &a->addr, &a->size, &anon_name_drawn.range);
 	switch (ksim_rng_below(rng, 12)) {
 	case 0:
 	case 1:
@@ -1457,7 +1479,8 @@ KSIM_TEST(anon_name_argument_contract)
 	printf("# drawn: %lu other options, %lu unaligned addresses, %lu lengths 0, %lu lengths past "
 	       "TASK_SIZE or wrapping; names: %lu NULL, %lu \"\", %lu of the pool, %lu valid of 1-79 "
 	       "characters, %lu of 79, %lu with a refused character, %lu of 80-100 characters\n",
-	       anon_name_drawn.bad_opt, anon_name_drawn.unaligned, anon_name_drawn.zero, anon_name_drawn.huge,
+	       anon_name_drawn.bad_opt, anon_name_drawn.range.unaligned, anon_name_drawn.range.zero,
+	       anon_name_drawn.range.huge,
 	       anon_name_drawn.null, anon_name_drawn.empty, anon_name_drawn.pool, anon_name_drawn.valid,
 	       anon_name_drawn.max, anon_name_drawn.bad_char, anon_name_drawn.too_long);
 }
@@ -1491,7 +1514,8 @@ static struct mm_struct *madvise_layout(uint64_t seed)
 }
 
 static struct {
-	unsigned long bad_advice, unconfigured, unaligned, zero, huge, hole;
+	struct range_drawn range;
+	unsigned long bad_advice, unconfigured;
 } madvise_drawn;
 
 /*
@@ -1510,7 +1534,6 @@ static void madvise_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
 	static const int unconfigured[] = { KSIM_MADV_MERGEABLE, KSIM_MADV_UNMERGEABLE, KSIM_MADV_HUGEPAGE,
 		KSIM_MADV_NOHUGEPAGE, KSIM_MADV_COLLAPSE, KSIM_MADV_HWPOISON, KSIM_MADV_SOFT_OFFLINE };
 	struct ksim_madvise_args *a = args;
-	unsigned long pages, k;
 
 	a->behavior = madvise_simulated[ksim_rng_below(rng, MADV_NSIM)];
 	switch (ksim_rng_below(rng, 16)) {
@@ -1531,33 +1554,7 @@ static void madvise_draw(struct ksim_rng *rng, struct mm_struct *mm, void *args)
 		madvise_drawn.unconfigured++;
 		break;
 	}
-	a->start = contract_addr(rng, mm, &pages, &k);
-	if (!ksim_rng_below(rng, 16)) {	/* a hole: the window's upper half is never mapped */
-		a->start = CW + (CW_PAGES / 2 + ksim_rng_below(rng, CW_PAGES / 2)) * PG;
-		madvise_drawn.hole++;
-	}
-	if (!ksim_rng_below(rng, 8)) {
-		a->start += 1 + ksim_rng_below(rng, PG - 1);
-		madvise_drawn.unaligned++;
-	}
-	a->len = (1 + ksim_rng_below(rng, ksim_rng_below(rng, 4) ? pages - k : 16)) * PG;
-	if (ksim_rng_below(rng, 2))
-		a->len -= ksim_rng_below(rng, PG);
-	switch (ksim_rng_below(rng, 32)) {
-	case 0:
-	case 1:
-		a->len = 0;
-		madvise_drawn.zero++;
-		break;
-	case 2:
-		a->len = ~0UL - ksim_rng_below(rng, 3 * PG);
-		madvise_drawn.huge++;
-		break;
-	case 3:
-		a->len = (1UL << 47) + ksim_rng_below(rng, 1UL << 40);
-		madvise_drawn.huge++;
-		break;
-	}
+	contract_draw_range(rng, mm, &a->start, &a->len, &madvise_drawn.range);
 }
 
 static long madvise_contract(struct mm_struct *mm, void *args)
@@ -1688,8 +1685,9 @@ KSIM_TEST(madvise_argument_contract)
 	contract_run(&t);
 	printf("# drawn: %lu invalid advice, %lu advice of KSM, THP or memory failure (not configured), "
 	       "%lu starts in a hole, %lu unaligned starts, %lu lengths 0, %lu lengths past TASK_SIZE or "
-	       "wrapping\n", madvise_drawn.bad_advice, madvise_drawn.unconfigured, madvise_drawn.hole,
-	       madvise_drawn.unaligned, madvise_drawn.zero, madvise_drawn.huge);
+	       "wrapping\n", madvise_drawn.bad_advice, madvise_drawn.unconfigured,
+	       madvise_drawn.range.hole, madvise_drawn.range.unaligned, madvise_drawn.range.zero,
+	       madvise_drawn.range.huge);
 	madvise_page_level();
 	check_all_freed();
 }
