@@ -471,19 +471,6 @@ struct vma_iterator {
 			.status = ma_start,				\
 		},							\
 	}
-/*
- * The range check madvise(2), mbind(2) and prctl(PR_SET_VMA_ANON_NAME)
- * start with: -EINVAL for an unaligned start or a range that wraps; else 0
- * and the page-aligned end (@start itself: nothing to do).
- */
-static inline int ksim_syscall_range(unsigned long start, unsigned long len, unsigned long *end)
-{
-	if (start & ~PAGE_MASK)
-		return -EINVAL;
-	*end = start + PAGE_ALIGN(len);
-	return *end < start ? -EINVAL : 0;
-}
-
 static inline void vma_iter_init(struct vma_iterator *vmi,
 		struct mm_struct *mm, unsigned long addr)
 {
