@@ -12,7 +12,9 @@
  *                is 10; S = KSIM_ITERATION_SECONDS, 3 unless CMake's
  *                KSIM_XARRAY_ITERATION_SECONDS says otherwise)
  *   single       single_thread_tests(false): multiorder, tags, gang
- *                lookups, heights, IDR/IDA, big_gang_check, copy_tag_check
+ *                lookups, heights, IDR/IDA, big_gang_check, copy_tag_check;
+ *                idr-test.c's time(NULL) loops see a clock 10/S times as
+ *                fast (harness.h)
  */
 #include <ksim/test.h>
 #define main ksim_radix_tree_main
