@@ -2,8 +2,8 @@
 /*
  * bpf_stress: one BPF map variant (ksim/bpf.h, qptrie/) hammered by reader
  * threads doing what BPF programs do and writer threads doing what the
- * bpf(2) syscall and programs do.  One source, one program per variant
- * (BPF_STRESS_VARIANT, see qptrie/CMakeLists.txt): bpf_hash,
+ * bpf(2) syscall and programs do.  One source, compiled once, one program
+ * per variant (ksim_stress_variant, see qptrie/CMakeLists.txt): bpf_hash,
  * bpf_hash_noprealloc, bpf_lru_hash, bpf_percpu_hash,
  * bpf_percpu_hash_noprealloc, bpf_lru_percpu_hash, bpf_lpm_trie,
  * bpf_qp_trie_ref and, when KSRC has the posted series, bpf_qp_trie;
@@ -105,10 +105,6 @@
 #include <ksim/stress.h>
 #include <qptrie/model.h>
 #include <qptrie/qp_trie_ref.h>
-
-#ifndef BPF_STRESS_VARIANT
-#error "BPF_STRESS_VARIANT (a variant name, qptrie/variants.c) must be defined"
-#endif
 
 #define NKEYS		1024
 #define MAX_WRITERS	KSIM_NR_CPUS
@@ -974,9 +970,9 @@ static void setup(void)
 	struct ksim_bpf_map_attr a = { .value_size = VWORDS * 8 };
 	int err;
 
-	V = ksim_bpf_variant_find(BPF_STRESS_VARIANT);
+	V = ksim_bpf_variant_find(ksim_stress_variant);
 	if (!V) {
-		fprintf(stderr, "bpf_stress: map variant %s is not built in\n", BPF_STRESS_VARIANT);
+		fprintf(stderr, "bpf_stress: map variant %s is not built in\n", ksim_stress_variant);
 		exit(2);
 	}
 	nr_writers = ksim_stress_threads(1);
@@ -1055,7 +1051,16 @@ static void teardown(void)
 	ksim_set_cpu(-1);
 }
 
-KSIM_STRESS_READERS_WRITERS("bpf_" BPF_STRESS_VARIANT,
-	"BPF map " BPF_STRESS_VARIANT ": readers look up values as BPF programs do (pointer under\n"
+/* The program's name: bpf_<variant>. */
+static const char *program_name(void)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "bpf_%s", ksim_stress_variant);
+	return name;
+}
+
+KSIM_STRESS_READERS_WRITERS(program_name(),
+	"BPF map (the program's name says which): readers look up values as BPF programs do (pointer under\n"
 	"rcu_read_lock) and walk with get_next_key; writers update/delete their own keys and\n"
 	"check every result against a model (see stress/bpf_stress.c for what is checked).")

@@ -79,13 +79,20 @@ struct ksim_stress {
 int ksim_stress_main(struct ksim_stress *s, int argc, char **argv);
 
 /*
+ * A program built from a source shared by several (a component's
+ * STRESS_VARIANTS, cmake/Component.cmake): the variant this binary runs,
+ * defined in a generated file, so the shared source compiles once.
+ */
+extern const char ksim_stress_variant[];
+
+/*
  * The common program shape: 2 "reader" and 2 "writer" threads by default
  * (-r/-w change them), running the file's reader() and writer(), with its
- * setup() and teardown(); defines main().
+ * setup() and teardown(); defines main().  _name is evaluated in main():
+ * it may be built at run time (from ksim_stress_variant).
  */
 #define KSIM_STRESS_READERS_WRITERS(_name, _what)				\
 	static struct ksim_stress ksim_stress_program = {			\
-		.name = _name,							\
 		.what = _what,							\
 		.roles = {							\
 			{ .name = "reader", .nr = 2, .fn = reader },		\
@@ -96,6 +103,7 @@ int ksim_stress_main(struct ksim_stress *s, int argc, char **argv);
 	};									\
 	int main(int argc, char **argv)						\
 	{									\
+		ksim_stress_program.name = _name;				\
 		return ksim_stress_main(&ksim_stress_program, argc, argv);	\
 	}
 
