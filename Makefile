@@ -59,12 +59,12 @@ build: configure
 # with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):
 # one they remove is attributed to its finding, listed after the run.
 # Each phase is timed (scripts/ksim-phase: wall and CPU), the table printed at the end.
-# The packages and the kernel source are fetched side by side (the kernel's
-# apt state is private, no lock is shared) when the fetch has what it needs.
-SETUP = if command -v xz >/dev/null && command -v python3 >/dev/null; then \
-		scripts/ksim-kernel --check >/dev/null || exit 2; \
-		scripts/ksim-bootstrap & b=$$!; scripts/ksim-kernel >/dev/null; k=$$?; wait $$b || exit 1; exit $$k; \
-	else scripts/ksim-bootstrap && scripts/ksim-kernel >/dev/null; fi
+# Setup: what the kernel fetch needs (python3, xz), then the packages of the
+# ASan build and the kernel source side by side (the kernel's apt state is
+# private, no lock is shared); the rest (clang, AFL++, gdb) installs in the
+# background while the ASan tier builds, and the tests wait for it.
+SETUP = scripts/ksim-bootstrap --base || exit 1; scripts/ksim-kernel --check >/dev/null || exit 2; \
+	scripts/ksim-bootstrap --test & b=$$!; scripts/ksim-kernel >/dev/null; k=$$?; wait $$b || exit 1; exit $$k
 TSAN_BUILD = build/tsan$(KTAG)
 KSIM_RUN = KSIM_ATTRIBUTION=1
 PHASES = build/phases$(KTAG).txt
@@ -75,6 +75,7 @@ test:
 	@$(P) "setup: packages, kernel source" -- sh -c '$(SETUP)' || { $(P) --report; exit 1; }
 	@$(P) "ASan configure" -- $(MAKE) --no-print-directory configure || { $(P) --report; exit 1; }
 	@$(P) "ASan build" -- cmake --build $(BUILD) -j $(JOBS) || { $(P) --report; exit 1; }
+	@$(P) "setup: the packages installed beside the build" -- scripts/ksim-bootstrap --wait || { $(P) --report; exit 1; }
 	@t=$$(date +%s); $(P) "ASan tests" -- sh -c '$(CTEST) --test-dir $(BUILD) -LE "^repro$$"'; \
 		rc=$$?; python3 scripts/ksim fixes --build $(BUILD) --summary $$t; \
 		[ $$rc = 0 ] || { $(P) --report; exit 1; }
