@@ -31,8 +31,9 @@ all: build
 help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
+# BOOTSTRAP=--test: make test's configure, while the background install runs.
 bootstrap:
-	@scripts/ksim-bootstrap
+	@scripts/ksim-bootstrap $(BOOTSTRAP)
 
 bootstrap-bench:
 	@scripts/ksim-bootstrap --bench
@@ -59,11 +60,12 @@ build: configure
 # with the findings' known fixes applied (KSIM_ATTRIBUTION=1, scripts/ksim-xfail):
 # one they remove is attributed to its finding, listed after the run.
 # Each phase is timed (scripts/ksim-phase: wall and CPU), the table printed at the end.
-# Setup: what the kernel fetch needs (python3, xz), then the packages of the
-# ASan build and the kernel source side by side (the kernel's apt state is
-# private, no lock is shared); the rest (clang, AFL++, gdb) installs in the
-# background while the ASan tier builds, and the tests wait for it.
-SETUP = scripts/ksim-bootstrap --base || exit 1; scripts/ksim-kernel --check >/dev/null || exit 2; \
+# Setup: what the phase table and the kernel fetch need (python3, xz) before
+# anything; then the packages of the ASan build and the kernel source side
+# by side (the kernel's apt state is private, no lock is shared); the rest
+# (clang, AFL++, gdb) installs in the background while the ASan tier
+# builds, and the tests wait for it.
+SETUP = scripts/ksim-kernel --check >/dev/null || exit 2; \
 	scripts/ksim-bootstrap --test & b=$$!; scripts/ksim-kernel >/dev/null; k=$$?; wait $$b || exit 1; exit $$k
 TSAN_BUILD = build/tsan$(KTAG)
 KSIM_RUN = KSIM_ATTRIBUTION=1
@@ -71,9 +73,10 @@ PHASES = build/phases$(KTAG).txt
 P = scripts/ksim-phase $(PHASES)
 CTEST = $(KSIM_RUN) ctest -j $(JOBS) --output-on-failure --timeout 900
 test:
+	@scripts/ksim-bootstrap --base
 	@mkdir -p build && $(P) --start
 	@$(P) "setup: packages, kernel source" -- sh -c '$(SETUP)' || { $(P) --report; exit 1; }
-	@$(P) "ASan configure" -- $(MAKE) --no-print-directory configure || { $(P) --report; exit 1; }
+	@$(P) "ASan configure" -- $(MAKE) --no-print-directory BOOTSTRAP=--test configure || { $(P) --report; exit 1; }
 	@$(P) "ASan build" -- cmake --build $(BUILD) -j $(JOBS) || { $(P) --report; exit 1; }
 	@$(P) "setup: the packages installed beside the build" -- scripts/ksim-bootstrap --wait || { $(P) --report; exit 1; }
 	@t=$$(date +%s); $(P) "ASan tests" -- sh -c '$(CTEST) --test-dir $(BUILD) -LE "^repro$$"'; \
