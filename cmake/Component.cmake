@@ -470,8 +470,8 @@ function(ksim_component name)
     if(C_STRESS_VARIANTS)
       # The source reads its variant at run time (ksim/stress.h's
       # ksim_stress_variant, one generated line per program): compiled once
-      # for all of them, not once per program (15 BPF maps: ~17 CPU s of
-      # the ASan build, ~11 of the TSan one).
+      # for all of them, not once per program (15 BPF maps on 7.3.4, one
+      # compile 1.6 CPU s under ASan, 0.6 under TSan).
       add_library(${name}_stress_objs OBJECT ${_src})
       target_link_libraries(${name}_stress_objs PUBLIC ${C_STRESS_LIBS})
       foreach(v ${C_STRESS_VARIANTS})

@@ -62,6 +62,9 @@ def free_cores():
     return len(set(os.sched_getaffinity(0)) - busy)
 
 
+NO_AFL = "AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')"
+
+
 def log(msg):
     print(f"ksim fuzz: {msg}", flush=True)
 
@@ -314,10 +317,9 @@ def run(args):
     target = args.target
     if not shutil.which("afl-fuzz") or not shutil.which("afl-clang-fast"):
         if args.smoke:	# CTest's skip: not covered, not passed
-            print("ksim fuzz: SKIP: AFL++ is not installed (apt-get install afl++, or run "
-                  "'make bootstrap'): the fuzz smoke test did not run", file=sys.stderr)
+            print(f"ksim fuzz: SKIP: {NO_AFL}: the fuzz smoke test did not run", file=sys.stderr)
             sys.exit(77)
-        die("AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')")
+        die(NO_AFL)
     duration = int(args.duration)
     jobs = max(1, int(args.jobs))
     base = args.build or os.path.join(ROOT, "build", "afl")
@@ -458,7 +460,7 @@ def corpus(args):
     and left in the campaign's directory, with its triage.
     """
     if not shutil.which("afl-fuzz") or not shutil.which("afl-cmin"):
-        die("AFL++ is not installed (apt-get install afl++, or run 'make bootstrap')")
+        die(NO_AFL)
     from ksimlib.matrix import SUPPORTED
     from ksimlib.repro import resolve_ksrc, ReproError
     from ksimlib.report import build_dir
