@@ -63,8 +63,8 @@ build: configure
 # Setup: what the phase table and the kernel fetch need (python3, xz) before
 # anything; then the packages of the ASan build and the kernel source side
 # by side (the kernel's apt state is private, no lock is shared); the rest
-# (clang, AFL++, gdb, git) installs in the background while the ASan tier
-# builds, and the tests wait for it.
+# (clang, llvm, AFL++, gdb, git, patch, perl) installs in the background
+# while the ASan tier builds, and the tests wait for it.
 SETUP = scripts/ksim-kernel --check >/dev/null || exit 2; \
 	scripts/ksim-bootstrap --test & b=$$!; scripts/ksim-kernel >/dev/null; k=$$?; wait $$b || exit 1; exit $$k
 TSAN_BUILD = build/tsan$(KTAG)
