@@ -277,13 +277,16 @@ ksim_feature(KSIM_HAVE_MT_ALLOC_CYCLIC FILE lib/maple_tree.c REGEX "^int mtree_a
 ksim_feature(KSIM_HAVE_MAS_EXPECTED_ENTRIES FILE lib/maple_tree.c REGEX "^int mas_expected_entries\\("
   WHY "mas_expected_entries(): bulk insert (gone in 7.x)")
 
-# xarray/: the model's splits, the IDA API its tests call
+# xarray/: the model's splits, the IDA API its tests call, the suite's parts
 ksim_feature(KSIM_HAVE_IDA_EXISTS FILE include/linux/idr.h REGEX "^static inline bool ida_exists\\("
   WHY "ida_exists() and ida_find_first_range()")
 ksim_feature(KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS FILE lib/xarray.c REGEX "^static inline void node_mark_slots\\("
   WHY "xas_split() marks only the canonical slots of a new child node (6.1 marks all 64, siblings too: finding xarray-split-sibling-marks)")
 ksim_feature(KSIM_HAVE_XAS_TRY_SPLIT FILE lib/xarray.c REGEX "^void xas_try_split\\("
   WHY "xas_try_split() and xas_try_split_min_order(): a split that needs at most one new node, GFP_NOWAIT inside the lock")
+ksim_feature(KSIM_HAVE_XA_MULTI_STORE_ADVANCED FILE lib/test_xarray.c
+  REGEX "^static noinline void check_multi_store_advanced\\(struct xarray \\*xa\\)"
+  WHY "lib/test_xarray.c's check_multi_store_advanced(), over half of the module's run: the xarray suite runs its largest orders as a part of their own")
 
 # The tree's version, for messages and benchmark labels only: decide
 # nothing by it.

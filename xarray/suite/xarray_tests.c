@@ -3,10 +3,54 @@
  * The kernel's XArray test module, lib/test_xarray.c, through the kernel's
  * own userspace wrapper tools/testing/radix-tree/xarray.c (which #includes
  * it), unmodified.  Its main() is weak; the suite's runner replaces it.
- * Part `xarray`: xarray_checks(), the module's init, then its exit.
+ * Part `xarray`: xarray_checks(), the module's init, then its exit; where
+ * the tree has check_multi_store_advanced(), its largest orders are part
+ * `multi_store_adv` instead, run beside it (below).
  */
 #include <ksim/test.h>
 #include <tools/testing/radix-tree/xarray.c>
+
+#if KSIM_HAVE_XA_MULTI_STORE_ADVANCED
+/*
+ * check_multi_store_advanced() is over half of the module's run (57% on
+ * 7.3.4, perf: xarray/MEASUREMENTS.md): check_xa_multi_store_adv() for
+ * orders 0-19 at 8 positions, each call's loads in proportion to
+ * 2^order.  xarray_checks() and check_multi_store_advanced() are compiled
+ * once more from verbatim extracts (xarray/extract/xarray_checks.txt)
+ * whose check_xa_multi_store_adv() calls go through ksim_xa_msa_step():
+ * part `xarray` runs the orders below KSIM_XA_MSA_SPLIT_ORDER, part
+ * `multi_store_adv` the others.  Every call runs, in exactly one of the
+ * two parts, on an empty array as in the kernel's order (each call ends
+ * with XA_BUG_ON(xa, !xa_empty(xa))), so together the parts make the
+ * module's checks, count for count.  The threshold only balances the
+ * parts' time: orders 17-19 are 7/8 of the function, about half of the
+ * module; a tree with other orders still runs every call.
+ */
+#define KSIM_XA_MSA_SPLIT_ORDER 17
+static bool ksim_xa_msa_high;
+
+static void ksim_xa_msa_step(struct xarray *xa, unsigned long pos, unsigned int order)
+{
+	if ((order >= KSIM_XA_MSA_SPLIT_ORDER) == ksim_xa_msa_high)
+		check_xa_multi_store_adv(xa, pos, order);
+}
+
+#define xarray_checks ksim_xarray_checks
+#define check_multi_store_advanced ksim_check_multi_store_advanced
+#define check_xa_multi_store_adv ksim_xa_msa_step
+#include "xarray_checks_gen.c"
+#undef check_xa_multi_store_adv
+#undef check_multi_store_advanced
+#undef xarray_checks
+#endif
+
+static void ksim_xarray_part_end(void)
+{
+	xarray_exit();
+	radix_tree_cpu_dead(1);
+	KSIM_EXPECT(tests_run > 0 && tests_passed == tests_run,
+		    "XArray: %u of %u tests passed", tests_passed, tests_run);
+}
 
 /*
  * check_xa_shrink() reads a node under xa_lock after the store that
@@ -15,11 +59,22 @@
  */
 KSIM_TEST(xarray)
 {
-	xarray_tests();
-	radix_tree_cpu_dead(1);
-	KSIM_EXPECT(tests_run > 0 && tests_passed == tests_run,
-		    "XArray: %u of %u tests passed", tests_passed, tests_run);
+#if KSIM_HAVE_XA_MULTI_STORE_ADVANCED
+	ksim_xarray_checks();
+#else
+	xarray_checks();
+#endif
+	ksim_xarray_part_end();
 }
+
+#if KSIM_HAVE_XA_MULTI_STORE_ADVANCED
+KSIM_TEST(multi_store_adv)
+{
+	ksim_xa_msa_high = true;
+	ksim_check_multi_store_advanced(&array);
+	ksim_xarray_part_end();
+}
+#endif
 
 void ksim_xarray_suite_counts(unsigned int *run, unsigned int *passed)
 {
