@@ -180,17 +180,25 @@ def status(outdir, names):
     return total_eps, "; ".join(parts)
 
 
-def signature(text):
-    """Dedupe key: the harness's signature, else the sanitizer report + top frames."""
+def _head(text):
+    """(the failure's first line, whether it is the harness's whole signature)."""
     m = re.search(r"ksim-fuzz: signature: (.*)", text)
     if m:
-        return m.group(1).strip()
+        return m.group(1).strip(), True
     m = re.search(r"ksim: BUG: [^:]*:\d+: ([^(]*)", text)
     head = m.group(1).strip() if m else None
     if not head:
         m = re.search(r"ERROR: (\w+Sanitizer: [\w-]+)", text) or \
             re.search(r"runtime error: (.*)", text)
         head = m.group(1).strip() if m else "unknown"
+    return head, False
+
+
+def signature(text):
+    """Dedupe key: the harness's signature, else the sanitizer report + top frames."""
+    head, whole = _head(text)
+    if whole:
+        return head
     frames = re.findall(r"#\d+ 0x[0-9a-f]+ in (\w+)", text)
     skip = {"__sanitizer_print_stack_trace", "ksim_dump_stack", "ksim_bug", "abort", "raise",
             "__GI_abort", "__GI_raise", "ksim_fuzz_fail", "obj_free", "kmem_cache_free",
@@ -199,11 +207,31 @@ def signature(text):
     return head + " @ " + " < ".join(frames)
 
 
-def replay(binary, path, verbose=False, timeout=60):
+def raw_key(text):
+    """What an unsymbolized replay's report says: a refinement of signature().
+
+    With ASAN_OPTIONS=symbolize=0 a frame reads (module+offset) instead of
+    its function, in ASan's reports and in the shim's (shim/mm/slab.c); the
+    same offsets are the same functions, so two failures with one key have
+    one signature.  Symbolizing is ~90% of a replay (ASan's libbacktrace
+    reads the binary's line tables in every process).
+    """
+    head, whole = _head(text)
+    if whole:
+        return head
+    return head + " @ " + " ".join(re.findall(
+        r"^\s*#\d+ 0x[0-9a-f]+\s+\(([^()\s]+\+0x[0-9a-f]+)\)", text, re.M))
+
+
+def replay(binary, path, verbose=False, timeout=60, symbolize=True):
     args = [binary] + (["-v"] if verbose else ["-q"]) + [path]
+    env = None
+    if not symbolize:
+        opts = os.environ.get("ASAN_OPTIONS", "")
+        env = dict(os.environ, ASAN_OPTIONS=(opts + ":" if opts else "") + "symbolize=0")
     try:
         r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", timeout=timeout)
+                           errors="replace", timeout=timeout, env=env)
         return r.returncode, r.stdout
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -239,14 +267,31 @@ def triage(target, outdir, fuzz_bin, replay_bin, kver, tmin=True):
     """Group crashes and hangs by signature; minimise and document one per group."""
     found = sorted(glob.glob(os.path.join(outdir, "afl", "*", "crashes", "id:*")) +
                    glob.glob(os.path.join(outdir, "afl", "*", "hangs", "id:*")))
-    groups = {}
+    # Every input unsymbolized first.  The harness's own signature line is
+    # the signature; other failures are grouped by raw_key(), and one
+    # symbolized replay per key names its inputs' signature (inputs that do
+    # not fail again symbolized are replayed one by one, as before).
+    norepro = "does not reproduce in the replay binary"
+    groups, raw = {}, {}
     for f in found:
-        rc, out = replay(replay_bin, f)
+        rc, out = replay(replay_bin, f, symbolize=False)
+        head, whole = _head(out)
         if rc == 0:
-            sig = "does not reproduce in the replay binary"
+            groups.setdefault(norepro, []).append(f)
+        elif whole:
+            groups.setdefault(head, []).append(f)
         else:
-            sig = signature(out)
-        groups.setdefault(sig, []).append(f)
+            raw.setdefault(raw_key(out), []).append(f)
+    for key, files in raw.items():
+        for i, f in enumerate(files):
+            rc, out = replay(replay_bin, f)
+            if rc == 0:
+                groups.setdefault(norepro, []).append(f)
+                continue
+            groups.setdefault(signature(out), []).extend(files[i:])
+            break
+    for files in groups.values():
+        files.sort()
     known = known_signatures(target, kver)
     unknown = 0
     deterministic = []

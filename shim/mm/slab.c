@@ -704,6 +704,14 @@ static bool pool_describe(const void *addr, const char *what)
 #if KSIM_SLAB_POOL
 				__sanitizer_symbolize_pc((char *)e->pcs[f] - 1, "%p in %f %s:%l",
 							 buf, sizeof(buf));
+				/*
+				 * Without symbols (ASAN_OPTIONS=symbolize=0, as
+				 * ksim fuzz's triage first replays every crash):
+				 * module+offset, as ASan's own frames then read.
+				 */
+				if (strstr(buf, " in <null> "))
+					__sanitizer_symbolize_pc((char *)e->pcs[f] - 1, "%p %M",
+								 buf, sizeof(buf));
 #else
 				snprintf(buf, sizeof(buf), "%p", e->pcs[f]);
 #endif
