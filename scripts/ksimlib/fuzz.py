@@ -216,10 +216,7 @@ def raw_key(text):
     one signature.  Symbolizing is ~90% of a replay (ASan's libbacktrace
     reads the binary's line tables in every process).
     """
-    head, whole = _head(text)
-    if whole:
-        return head
-    return head + " @ " + " ".join(re.findall(
+    return _head(text)[0] + " @ " + " ".join(re.findall(
         r"^\s*#\d+ 0x[0-9a-f]+\s+\(([^()\s]+\+0x[0-9a-f]+)\)", text, re.M))
 
 
