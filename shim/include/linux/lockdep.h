@@ -31,15 +31,14 @@ u32 lock_sequence(struct lockdep_map *lock);
  * condition (the maple tree's mt_locked() on each slot read), so this is the
  * hottest query in the shim.  The same exact search as ksim_lock_is_held(),
  * from the top of the held stack, where the lock just taken usually is.
- * No UBSan for the TLS address (see ksim_task()).
+ * The thread's own fields are named directly (ksim_current(), ksim/task.h),
+ * which needs no UBSan pointer check and lets it inline.
  */
-__attribute__((no_sanitize("undefined")))
 static inline int __ksim_lock_is_held(const struct lockdep_map *map, int read)
 {
-	const struct ksim_task *t = &ksim_current_task;
-
-	for (int i = t->nr_held - 1; i >= 0; i--)
-		if (t->held[i].map == map && (read < 0 || t->held[i].read == read))
+	for (int i = ksim_current(nr_held) - 1; i >= 0; i--)
+		if (ksim_current(held[i].map) == map &&
+		    (read < 0 || ksim_current(held[i].read) == read))
 			return 1;
 	return 0;
 }

@@ -26,31 +26,40 @@ static inline void ksim_atomic_changed(struct ksim_task *t)
 	if (__builtin_expect(atomic != t->rcu_atomic, 0))
 		ksim_rcu_atomic_update(t);
 }
+/* The same for this thread, its fields named directly (ksim/task.h). */
+static inline void ksim_current_atomic_changed(void)
+{
+	bool atomic = ksim_current(preempt_count) || ksim_current(softirq_count) ||
+		      ksim_current(irqs_off);
 
-#define preempt_count()		(ksim_task()->preempt_count)
-#define preempt_disable()	do { struct ksim_task *__t = ksim_task(); \
-	__t->preempt_count++; ksim_atomic_changed(__t); barrier(); } while (0)
-#define preempt_enable()	do { struct ksim_task *__t = ksim_task(); barrier(); \
-	__t->preempt_count--; ksim_atomic_changed(__t); } while (0)
+	if (__builtin_expect(atomic != ksim_current(rcu_atomic), 0))
+		ksim_rcu_atomic_update(&ksim_current_task);
+}
+
+#define preempt_count()		(ksim_current(preempt_count))
+#define preempt_disable()	do { ksim_current(preempt_count)++; \
+	ksim_current_atomic_changed(); barrier(); } while (0)
+#define preempt_enable()	do { barrier(); ksim_current(preempt_count)--; \
+	ksim_current_atomic_changed(); } while (0)
 #define preempt_enable_no_resched()	preempt_enable()
 #define preempt_disable_notrace()	preempt_disable()
 #define preempt_enable_notrace()	preempt_enable()
 /* The kernel's migrate_disable() pins the CPU but stays preemptible and may sleep. */
 #define migrate_disable()	barrier()
 #define migrate_enable()	barrier()
-#define preemptible()		(ksim_task()->preempt_count == 0 && !ksim_task()->irqs_off)
-#define in_atomic()		(ksim_task()->preempt_count != 0 || in_softirq())
-#define in_softirq()		(ksim_task()->softirq_count != 0 || in_serving_softirq())
-#define in_serving_softirq()	(ksim_task()->in_rcu_callback != 0)
+#define preemptible()		(ksim_current(preempt_count) == 0 && !ksim_current(irqs_off))
+#define in_atomic()		(ksim_current(preempt_count) != 0 || in_softirq())
+#define in_softirq()		(ksim_current(softirq_count) != 0 || in_serving_softirq())
+#define in_serving_softirq()	(ksim_current(in_rcu_callback) != 0)
 #define in_interrupt()		(in_softirq() || in_serving_softirq())
 #define in_irq()		0
 #define in_hardirq()		0
 #define in_nmi()		0
 #define in_task()		(!in_interrupt())
 
-#define local_bh_disable()	do { struct ksim_task *__t = ksim_task(); \
-	__t->softirq_count++; ksim_atomic_changed(__t); barrier(); } while (0)
-#define local_bh_enable()	do { struct ksim_task *__t = ksim_task(); barrier(); \
-	__t->softirq_count--; ksim_atomic_changed(__t); } while (0)
+#define local_bh_disable()	do { ksim_current(softirq_count)++; \
+	ksim_current_atomic_changed(); barrier(); } while (0)
+#define local_bh_enable()	do { barrier(); ksim_current(softirq_count)--; \
+	ksim_current_atomic_changed(); } while (0)
 
 #endif

@@ -44,21 +44,21 @@ void ksim_rcu_suspicious(const char *file, int line, const char *what);
 
 static inline void rcu_read_lock(void)
 {
-	ksim_rcu_read_lock(&ksim_task()->rcu_nesting);
+	ksim_rcu_read_lock(&ksim_current(rcu_nesting));
 }
-#define rcu_read_unlock()	ksim_rcu_read_unlock(&ksim_task()->rcu_nesting, __FILE__, __LINE__)
+#define rcu_read_unlock()	ksim_rcu_read_unlock(&ksim_current(rcu_nesting), __FILE__, __LINE__)
 static inline void rcu_read_lock_bh(void)
 {
 	local_bh_disable();
-	ksim_rcu_read_lock(&ksim_task()->rcu_bh_nesting);
+	ksim_rcu_read_lock(&ksim_current(rcu_bh_nesting));
 }
-#define rcu_read_unlock_bh()	do { ksim_rcu_read_unlock(&ksim_task()->rcu_bh_nesting, __FILE__, __LINE__); local_bh_enable(); } while (0)
+#define rcu_read_unlock_bh()	do { ksim_rcu_read_unlock(&ksim_current(rcu_bh_nesting), __FILE__, __LINE__); local_bh_enable(); } while (0)
 static inline void rcu_read_lock_sched(void)
 {
 	preempt_disable();
-	ksim_rcu_read_lock(&ksim_task()->rcu_sched_nesting);
+	ksim_rcu_read_lock(&ksim_current(rcu_sched_nesting));
 }
-#define rcu_read_unlock_sched()	do { ksim_rcu_read_unlock(&ksim_task()->rcu_sched_nesting, __FILE__, __LINE__); preempt_enable(); } while (0)
+#define rcu_read_unlock_sched()	do { ksim_rcu_read_unlock(&ksim_current(rcu_sched_nesting), __FILE__, __LINE__); preempt_enable(); } while (0)
 #define rcu_read_lock_sched_notrace()	rcu_read_lock_sched()
 #define rcu_read_unlock_sched_notrace()	rcu_read_unlock_sched()
 #define rcu_read_lock_trace()		rcu_read_lock()
@@ -67,21 +67,18 @@ static inline void rcu_read_lock_sched(void)
 /* As with lockdep in the kernel: held means rcu_read_lock() was called. */
 static inline int rcu_read_lock_held(void)
 {
-	return ksim_task()->rcu_nesting != 0;
+	return ksim_current(rcu_nesting) != 0;
 }
 static inline int rcu_read_lock_bh_held(void)
 {
-	struct ksim_task *t = ksim_task();
-
-	return t->rcu_bh_nesting || t->softirq_count || t->in_rcu_callback ||
-	       t->irqs_off;
+	return ksim_current(rcu_bh_nesting) || ksim_current(softirq_count) ||
+	       ksim_current(in_rcu_callback) || ksim_current(irqs_off);
 }
 static inline int rcu_read_lock_sched_held(void)
 {
-	struct ksim_task *t = ksim_task();
-
-	return t->rcu_sched_nesting || t->preempt_count || t->irqs_off ||
-	       t->softirq_count || t->in_rcu_callback;
+	return ksim_current(rcu_sched_nesting) || ksim_current(preempt_count) ||
+	       ksim_current(irqs_off) || ksim_current(softirq_count) ||
+	       ksim_current(in_rcu_callback);
 }
 #define rcu_read_lock_any_held()	(rcu_read_lock_held() || rcu_read_lock_bh_held() || \
 					 rcu_read_lock_sched_held())
