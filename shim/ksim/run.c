@@ -351,7 +351,7 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 	if (in_rcu) {
 		ksim_problem(KSIM_P_RCU, file, 0, "%s returned inside an RCU read-side critical section",
 			     what);
-		task->rcu_urcu_nesting = task->rcu_atomic;
+		ksim_rcu_leave_all(task, false);
 	}
 	if (task->nr_held) {
 		ksim_problem(KSIM_P_LOCKDEP, file, 0, "%s returned holding %d lock(s)", what,
@@ -367,11 +367,12 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 		ksim_atomic_changed(task);	/* leaves the atomic read-side section */
 	}
 	/*
-	 * The leak check needs the callbacks run, so a grace period, which this
-	 * thread's open read section would block forever: skip it then (the run
-	 * has failed already).  And the deferred work they queue, which the
-	 * kernel's workers would run sooner or later (a BPF map freed after a
-	 * grace period: bpf_map_put()), until none is left (bounded).
+	 * The leak check needs the callbacks run, so a grace period; not after
+	 * a function returned inside a read-side section, as before that
+	 * section was left (above): the run has failed already.  And the
+	 * deferred work the callbacks queue, which the kernel's workers would
+	 * run sooner or later (a BPF map freed after a grace period:
+	 * bpf_map_put()), until none is left (bounded).
 	 */
 	if (!in_rcu) {
 		for (int i = 0; i < 8; i++) {

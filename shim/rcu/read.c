@@ -78,3 +78,32 @@ void ksim_rcu_atomic_update(struct ksim_task *t)
 		ksim_rcu_flush_deferred();
 	}
 }
+
+/*
+ * Leave every read-side section the thread is in, after ksim_problem() has
+ * reported it: a kernel function returned inside one (ksim_run_check()), or
+ * its thread exits inside one (tree.c).  The run has failed, and its end
+ * must still come.  A grace period waiting for this reader sleeps until the
+ * reader's own read_unlock wakes it (liburcu's wait_gp()), and unregistering
+ * the thread does not, so a section left open hung the next
+ * synchronize_rcu() or rcu_barrier() for good (lib/xarray.c's xa_load()
+ * without its rcu_read_unlock(): the test reported, then timed out).
+ * atomic_too: the atomic sections' unit as well (thread exit); otherwise the
+ * caller resets preempt/irq/bh counts and ksim_atomic_changed() leaves it.
+ */
+void ksim_rcu_leave_all(struct ksim_task *t, bool atomic_too)
+{
+	int keep = atomic_too ? 0 : t->rcu_atomic;
+
+	t->rcu_nesting = t->rcu_bh_nesting = t->rcu_sched_nesting = 0;
+	if (atomic_too)
+		t->rcu_atomic = false;
+	if (t->rcu_urcu_nesting > keep) {
+		t->rcu_urcu_nesting = keep;
+		if (keep == 0) {
+			ksim_rcu_reader_done();
+			urcu_memb_read_unlock();
+			ksim_rcu_flush_deferred();
+		}
+	}
+}

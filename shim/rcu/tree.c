@@ -98,6 +98,8 @@ static void reader_exit(void *arg)
 	if (t->rcu_urcu_nesting > t->rcu_atomic)
 		ksim_problem(KSIM_P_RCU, __FILE__, __LINE__,
 			     "thread %d exits inside an RCU read-side critical section", t->id);
+	if (t->rcu_urcu_nesting)
+		ksim_rcu_leave_all(t, true);
 	if (t->nr_held) {
 		ksim_problem(KSIM_P_LOCKDEP, __FILE__, __LINE__,
 			     "thread %d exits holding locks", t->id);

@@ -403,6 +403,57 @@ KSIM_TEST(synchronize_rcu_waits_for_reader)
 }
 
 /*
+ * A thread that exits inside a read-side section (or holding a spinlock,
+ * an atomic section) is reported, and the grace period already waiting for
+ * it ends: liburcu's waiter sleeps until the reader's read_unlock wakes it,
+ * so the shim leaves the thread's sections at exit (shim/rcu/read.c,
+ * ksim_rcu_leave_all()).  Before, a kernel function that lost its
+ * rcu_read_unlock() hung its test after the report.
+ */
+static DEFINE_SPINLOCK(exit_lock);
+
+static void *exit_inside_fn(void *arg)
+{
+	struct sync_reader *r = arg;
+
+	if (r->how == S_RCU)
+		rcu_read_lock();
+	else
+		spin_lock(&exit_lock);
+	pthread_mutex_lock(&r->m);
+	r->inside = 1;
+	pthread_cond_signal(&r->c);
+	pthread_mutex_unlock(&r->m);
+	usleep(50000);		/* synchronize_rcu() is waiting by now */
+	return NULL;
+}
+
+KSIM_TEST(thread_exit_inside_section_is_left)
+{
+	static const enum sync_section hows[] = { S_RCU, S_SPINLOCK };
+
+	ksim_expect_problems(KSIM_P_RCU, 1);
+	ksim_expect_problems(KSIM_P_LOCKDEP, 1);
+	for (int i = 0; i < 2; i++) {
+		struct sync_reader r = {
+			.m = PTHREAD_MUTEX_INITIALIZER, .c = PTHREAD_COND_INITIALIZER,
+			.how = hows[i],
+		};
+		pthread_t th;
+
+		KSIM_ASSERT(!pthread_create(&th, NULL, exit_inside_fn, &r));
+		pthread_mutex_lock(&r.m);
+		while (!r.inside)
+			pthread_cond_wait(&r.c, &r.m);
+		pthread_mutex_unlock(&r.m);
+		synchronize_rcu();
+		pthread_join(th, NULL);
+		synchronize_rcu();
+		rcu_barrier();
+	}
+}
+
+/*
  * A callback queued inside a read-side section (here under a spinlock, as
  * lib/xarray.c's xas_delete_node() queues a node's free before it clears the
  * slot that points at it) does not run while a reader that began before

@@ -41,6 +41,8 @@
 void ksim_rcu_read_lock(int *nesting);
 void ksim_rcu_read_unlock(int *nesting, const char *file, int line);
 void ksim_rcu_suspicious(const char *file, int line, const char *what);
+/* After a reported problem: leave every section the thread is in (read.c). */
+void ksim_rcu_leave_all(struct ksim_task *t, bool atomic_too);
 
 static inline void rcu_read_lock(void)
 {
