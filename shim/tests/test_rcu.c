@@ -339,6 +339,25 @@ struct sync_reader {
 
 static DEFINE_SPINLOCK(sync_lock);
 
+/* The reader's side: it is in its section now. */
+static void sync_reader_inside(struct sync_reader *r)
+{
+	pthread_mutex_lock(&r->m);
+	r->inside = 1;
+	pthread_cond_signal(&r->c);
+	pthread_mutex_unlock(&r->m);
+}
+
+/* Start fn(r) on a thread and wait until it is in its section. */
+static void sync_reader_start(pthread_t *th, void *(*fn)(void *), struct sync_reader *r)
+{
+	KSIM_ASSERT(!pthread_create(th, NULL, fn, r));
+	pthread_mutex_lock(&r->m);
+	while (!r->inside)
+		pthread_cond_wait(&r->c, &r->m);
+	pthread_mutex_unlock(&r->m);
+}
+
 static void *sync_reader_fn(void *arg)
 {
 	struct sync_reader *r = arg;
@@ -351,10 +370,7 @@ static void *sync_reader_fn(void *arg)
 	case S_BH:	local_bh_disable(); break;
 	default:	local_irq_save(flags); break;
 	}
-	pthread_mutex_lock(&r->m);
-	r->inside = 1;
-	pthread_cond_signal(&r->c);
-	pthread_mutex_unlock(&r->m);
+	sync_reader_inside(r);
 	usleep(50000);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	switch (r->how) {
@@ -383,11 +399,7 @@ KSIM_TEST(synchronize_rcu_waits_for_reader)
 		pthread_t th;
 		double t0;
 
-		KSIM_ASSERT(!pthread_create(&th, NULL, sync_reader_fn, &r));
-		pthread_mutex_lock(&r.m);
-		while (!r.inside)
-			pthread_cond_wait(&r.c, &r.m);
-		pthread_mutex_unlock(&r.m);
+		sync_reader_start(&th, sync_reader_fn, &r);
 
 		t0 = now_sec();
 		synchronize_rcu();
@@ -420,10 +432,7 @@ static void *exit_inside_fn(void *arg)
 		rcu_read_lock();
 	else
 		spin_lock(&exit_lock);
-	pthread_mutex_lock(&r->m);
-	r->inside = 1;
-	pthread_cond_signal(&r->c);
-	pthread_mutex_unlock(&r->m);
+	sync_reader_inside(r);
 	usleep(50000);		/* synchronize_rcu() is waiting by now */
 	return NULL;
 }
@@ -441,11 +450,7 @@ KSIM_TEST(thread_exit_inside_section_is_left)
 		};
 		pthread_t th;
 
-		KSIM_ASSERT(!pthread_create(&th, NULL, exit_inside_fn, &r));
-		pthread_mutex_lock(&r.m);
-		while (!r.inside)
-			pthread_cond_wait(&r.c, &r.m);
-		pthread_mutex_unlock(&r.m);
+		sync_reader_start(&th, exit_inside_fn, &r);
 		synchronize_rcu();
 		pthread_join(th, NULL);
 		synchronize_rcu();
