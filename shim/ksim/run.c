@@ -364,7 +364,7 @@ unsigned long ksim_run_check(const char *what, const char *file, unsigned long l
 			     "%s returned with preempt_count %d, irqs_off %d, softirq %d",
 			     what, task->preempt_count, task->irqs_off, task->softirq_count);
 		task->preempt_count = task->irqs_off = task->softirq_count = 0;
-		ksim_atomic_changed(task);	/* leaves the atomic read-side section */
+		ksim_current_atomic_changed();	/* leaves the atomic read-side section */
 	}
 	/*
 	 * The leak check needs the callbacks run, so a grace period; not after

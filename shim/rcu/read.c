@@ -89,7 +89,8 @@ void ksim_rcu_atomic_update(struct ksim_task *t)
  * synchronize_rcu() or rcu_barrier() for good (lib/xarray.c's xa_load()
  * without its rcu_read_unlock(): the test reported, then timed out).
  * atomic_too: the atomic sections' unit as well (thread exit); otherwise the
- * caller resets preempt/irq/bh counts and ksim_atomic_changed() leaves it.
+ * caller resets preempt/irq/bh counts and ksim_current_atomic_changed()
+ * leaves it.
  */
 void ksim_rcu_leave_all(struct ksim_task *t, bool atomic_too)
 {

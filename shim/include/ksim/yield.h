@@ -17,7 +17,7 @@ void __ksim_yield_point(void);
 /*
  * The switch is read in kernel code at every RCU dereference, where ASan
  * checks a global's shadow before each load (GCC always instruments an
- * extern global): 10% of xas_load()'s time on 7.3.4.  A load through asm is
+ * extern global): 9% of xas_load()'s time on 7.3.4.  A load through asm is
  * not instrumented; the switch is the shim's, never kernel memory.  TSan
  * builds and other architectures read it plainly.
  */

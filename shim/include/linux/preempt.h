@@ -18,15 +18,10 @@
 
 void ksim_rcu_atomic_update(struct ksim_task *t);
 
-/* Enter or leave the grace-period-blocking section when atomicity changed. */
-static inline void ksim_atomic_changed(struct ksim_task *t)
-{
-	bool atomic = t->preempt_count || t->softirq_count || t->irqs_off;
-
-	if (__builtin_expect(atomic != t->rcu_atomic, 0))
-		ksim_rcu_atomic_update(t);
-}
-/* The same for this thread, its fields named directly (ksim/task.h). */
+/*
+ * Enter or leave the grace-period-blocking section when this thread's
+ * atomicity changed (its fields named directly: ksim/task.h).
+ */
 static inline void ksim_current_atomic_changed(void)
 {
 	bool atomic = ksim_current(preempt_count) || ksim_current(softirq_count) ||
