@@ -112,10 +112,16 @@ static int ksim_ksm_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
 	slot->mm = mm;
 	slot->file = file;
 	slot->line = line;
+	/*
+	 * The pointer under the lock too: from list_add_tail() on, ksmd may
+	 * find the slot and, once the mm has no users, clear it (under the
+	 * lock).  A store after the unlock raced with that (ThreadSanitizer,
+	 * stress/mm on 6.12.95).
+	 */
 	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
 	list_add_tail(&slot->list, &ksm_slots);
-	pthread_mutex_unlock(&ksim_hooks_lock);
 	mm->ksim_ksm_slot = slot;
+	pthread_mutex_unlock(&ksim_hooks_lock);
 	mmf_set(mm, MMF_VM_MERGEABLE);
 	mmgrab(mm);
 	return 0;
@@ -197,10 +203,10 @@ static void ksim_khugepaged_enter(struct mm_struct *mm, KSIM_SITE_ARGS)
 	slot->mm = mm;
 	slot->file = file;
 	slot->line = line;
-	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");
+	ksim_sched_mutex_lock(&ksim_hooks_lock, "mm-sim hooks");	/* as ksim_ksm_enter() */
 	list_add_tail(&slot->list, &thp_slots);
-	pthread_mutex_unlock(&ksim_hooks_lock);
 	mm->ksim_thp_slot = slot;
+	pthread_mutex_unlock(&ksim_hooks_lock);
 	mmgrab(mm);
 }
 
