@@ -1104,13 +1104,8 @@ def execute(ctx, args, meta, todo, todo_sides, text, out, workers):
             v2, _, reason2, tt = w0.run_tests([t], base, "base")
             times.update(tt)
             if v2 != "survived":
-                # A TSan build runs what its suite names, and make test's
-                # TSan tier is only tsan-tier (the kernel's own suites, e.g.
-                # maple-suite/rcu_threaded, are not written for TSan).
-                hint = ("; make test's TSan tier is --suite tsan-tier"
-                        if ctx.args.preset == "tsan" and ctx.args.suite != "tsan-tier" else "")
                 raise ReproError(f"the unmutated tree fails {t} twice ({v}: {reason}; {v2}: "
-                                 f"{reason2}); mutation results would mean nothing{hint}", 3)
+                                 f"{reason2}); mutation results would mean nothing", 3)
             left = left[left.index(t) + 1:]
         # Fastest first (a kill stops the run), fixture users last.
         ctx.tests = sorted(names, key=lambda n: (n in fixtured, times[n]))

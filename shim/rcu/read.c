@@ -21,16 +21,32 @@
 #include <ksim/yield.h>
 #include "rcu.h"
 
+/* The start of the thread's outermost section (rcu_urcu_nesting was 0). */
+static inline void urcu_section_enter(struct ksim_task *t)
+{
+	t->rcu_sections++;
+	urcu_memb_read_lock();
+}
+
+/*
+ * Its end (rcu_urcu_nesting reached 0): TSan's grace-period edge,
+ * liburcu's read_unlock, then the callbacks the section queued (rcu.h).
+ */
+static inline void urcu_section_leave(void)
+{
+	ksim_rcu_reader_done();
+	urcu_memb_read_unlock();
+	ksim_rcu_flush_deferred();
+}
+
 void ksim_rcu_read_lock(int *nesting)
 {
 	struct ksim_task *t = ksim_task();
 
 	ksim_rcu_ensure_registered(t);
 	ksim_yield_point();
-	if (t->rcu_urcu_nesting++ == 0) {
-		t->rcu_sections++;
-		urcu_memb_read_lock();
-	}
+	if (t->rcu_urcu_nesting++ == 0)
+		urcu_section_enter(t);
 	(*nesting)++;
 }
 
@@ -44,11 +60,8 @@ void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
 		return;
 	}
 	(*nesting)--;
-	if (--t->rcu_urcu_nesting == 0) {
-		ksim_rcu_reader_done();
-		urcu_memb_read_unlock();
-		ksim_rcu_flush_deferred();
-	}
+	if (--t->rcu_urcu_nesting == 0)
+		urcu_section_leave();
 	ksim_yield_point();
 }
 
@@ -68,14 +81,10 @@ void ksim_rcu_atomic_update(struct ksim_task *t)
 	t->rcu_atomic = atomic;
 	if (atomic) {
 		ksim_rcu_ensure_registered(t);
-		if (t->rcu_urcu_nesting++ == 0) {
-			t->rcu_sections++;
-			urcu_memb_read_lock();
-		}
+		if (t->rcu_urcu_nesting++ == 0)
+			urcu_section_enter(t);
 	} else if (--t->rcu_urcu_nesting == 0) {
-		ksim_rcu_reader_done();
-		urcu_memb_read_unlock();
-		ksim_rcu_flush_deferred();
+		urcu_section_leave();
 	}
 }
 
@@ -101,10 +110,7 @@ void ksim_rcu_leave_all(struct ksim_task *t, bool atomic_too)
 		t->rcu_atomic = false;
 	if (t->rcu_urcu_nesting > keep) {
 		t->rcu_urcu_nesting = keep;
-		if (keep == 0) {
-			ksim_rcu_reader_done();
-			urcu_memb_read_unlock();
-			ksim_rcu_flush_deferred();
-		}
+		if (keep == 0)
+			urcu_section_leave();
 	}
 }

@@ -26,9 +26,8 @@
  * module's checks, count for count.  The split only balances the parts'
  * time: orders 17-19 are 7/8 of the function, about half of the module,
  * and the later positions (indices up to 2^51: taller trees) cost more
- * than the first; 8 of order 17's 14 calls in `xarray` made the parts
- * 3.0 and 3.1 s on 7.3.4, against 2.8 and 3.4 s with none
- * (xarray/MEASUREMENTS.md).  A tree whose orders stop below it runs every
+ * than the first; 8 of order 17's 14 calls in `xarray` balance the parts
+ * on 7.3.4 (xarray/MEASUREMENTS.md).  A tree whose orders stop below it runs every
  * call in `xarray` and reports `multi_store_adv` skipped (exit 77,
  * CTest's SKIP_RETURN_CODE through scripts/ksim-xfail), not passed.
  */

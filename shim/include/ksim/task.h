@@ -76,9 +76,10 @@ static inline struct ksim_task *ksim_task(void)
  * This thread's own field, named directly: what the shim's inline checks in
  * kernel code read and write (linux/rcupdate.h, preempt.h, irqflags.h).  ASan
  * does not instrument an in-bounds access to a thread-local variable at a
- * constant offset, and UBSan has no pointer to check; through ksim_task()'s
- * laundered pointer every such field took a null, an alignment and a shadow
- * check: a fifth of xas_load()'s time under ASan (perf, 7.3.4,
+ * constant offset, and UBSan checks only the address arithmetic
+ * (pointer-overflow, three instructions); through ksim_task()'s laundered
+ * pointer every such field took a null, an alignment and a shadow check:
+ * 14% of xas_load()'s samples under ASan (perf, 7.3.4,
  * xarray/MEASUREMENTS.md).  These are the shim's bookkeeping, never kernel
  * memory, so no check of the kernel's is lost.  No lazy id: use ksim_task()
  * for that.

@@ -31,8 +31,9 @@ u32 lock_sequence(struct lockdep_map *lock);
  * condition (the maple tree's mt_locked() on each slot read), so this is the
  * hottest query in the shim.  The same exact search as ksim_lock_is_held(),
  * from the top of the held stack, where the lock just taken usually is.
- * The thread's own fields are named directly (ksim_current(), ksim/task.h),
- * which needs no UBSan pointer check and lets it inline.
+ * The thread's own fields are named directly (ksim_current(), ksim/task.h):
+ * no UBSan null or alignment check, and no no_sanitize attribute, so it
+ * inlines.
  */
 static inline int __ksim_lock_is_held(const struct lockdep_map *map, int read)
 {
