@@ -40,21 +40,17 @@ static inline void urcu_section_leave(void)
 }
 
 /*
- * The thread's struct by its address, not through ksim_task(): this file
- * has no UBSan (the misfire ksim_task() works around), and the lock's
- * fast path then tests one field, where ksim_task()'s lazy id added a
- * load and a branch: about 1% of the xarray suite's multi_store_adv part
- * (xarray/MEASUREMENTS.md).  A registered thread has its id: the slow
- * path registers through ksim_task().
+ * The thread's struct by its address (as linux/preempt.h passes it to
+ * ksim_rcu_atomic_update()), not through ksim_task(): this file has no
+ * UBSan, whose misfire ksim_task() works around, and nothing here needs
+ * its lazy id; the load and branch that saves were about 1% of the
+ * xarray suite's multi_store_adv part (xarray/MEASUREMENTS.md).
  */
-#define current_task()	(&ksim_current_task)
-
 void ksim_rcu_read_lock(int *nesting)
 {
-	struct ksim_task *t = current_task();
+	struct ksim_task *t = &ksim_current_task;
 
-	if (__builtin_expect(!t->urcu_registered, 0))
-		ksim_rcu_register_reader(ksim_task());
+	ksim_rcu_ensure_registered(t);
 	ksim_yield_point();
 	if (t->rcu_urcu_nesting++ == 0)
 		urcu_section_enter(t);
@@ -63,7 +59,7 @@ void ksim_rcu_read_lock(int *nesting)
 
 void ksim_rcu_read_unlock(int *nesting, const char *file, int line)
 {
-	struct ksim_task *t = current_task();
+	struct ksim_task *t = &ksim_current_task;
 
 	if (*nesting <= 0) {
 		ksim_problem(KSIM_P_RCU, file, line,
