@@ -284,6 +284,9 @@ ksim_feature(KSIM_HAVE_XAS_SPLIT_CANONICAL_MARKS FILE lib/xarray.c REGEX "^stati
   WHY "xas_split() marks only the canonical slots of a new child node (6.1 marks all 64, siblings too: finding xarray-split-sibling-marks)")
 ksim_feature(KSIM_HAVE_XAS_TRY_SPLIT FILE lib/xarray.c REGEX "^void xas_try_split\\("
   WHY "xas_try_split() and xas_try_split_min_order(): a split that needs at most one new node, GFP_NOWAIT inside the lock")
+ksim_feature(KSIM_HAVE_XA_HARNESS_LIB_XARRAY FILE tools/testing/radix-tree/xarray.c
+  REGEX "^#include \"../../../lib/xarray.c\""
+  WHY "the kernel's xarray harness compiles lib/xarray.c into its test file itself (6.1; later trees build it apart, tools/testing/shared/xarray-shared.c)")
 ksim_feature(KSIM_HAVE_XA_MULTI_STORE_ADVANCED FILE lib/test_xarray.c
   REGEX "^static noinline void check_multi_store_advanced\\(struct xarray \\*xa\\)"
   WHY "lib/test_xarray.c's check_multi_store_advanced(), over half of the module's run: the xarray suite runs its largest orders as a part of their own")
