@@ -40,7 +40,7 @@
  * module's checks, count for count.  The split only balances the parts'
  * time: orders 17-19 are 7/8 of the function, about half of the module,
  * and the later positions (indices up to 2^51: taller trees) cost more
- * than the first; 10 of order 17's 14 calls in `xarray` balance the
+ * than the first; 9 of order 17's 14 calls in `xarray` balance the
  * parts on 7.3.4 when they run side by side, as under `ctest -j2`, where
  * part `xarray`'s RCU worker takes its CPU from both
  * (xarray/MEASUREMENTS.md).  A tree whose orders stop below it runs every
@@ -48,7 +48,7 @@
  * CTest's SKIP_RETURN_CODE through scripts/ksim-xfail), not passed.
  */
 #define KSIM_XA_MSA_SPLIT_ORDER 17
-#define KSIM_XA_MSA_SPLIT_LOW_CALLS 10
+#define KSIM_XA_MSA_SPLIT_LOW_CALLS 9
 static bool ksim_xa_msa_high;
 static unsigned int ksim_xa_msa_split_calls;	/* of order KSIM_XA_MSA_SPLIT_ORDER */
 
