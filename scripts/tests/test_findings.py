@@ -3,10 +3,12 @@
 any kernel code: the table passes its schema, each entry's reproducer and
 kernel-style check exist in the sources, the report commands work, bad
 input gets one line and exit 2, the schema check refuses broken entries, and
-scripts/ksim-xfail's exit status for an unlisted part (and a skip code)."""
+scripts/ksim-xfail's exit status for an unlisted part (and a skip code) and
+for an entry marked alone beside another problem."""
 import copy
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -118,6 +120,39 @@ check(xfail(0) == 0 and xfail(3) == 1, "ksim-xfail: an unlisted part passes with
 check(xfail(77, "--skip-return-code", "77") == 77 and xfail(77) == 1
       and xfail(3, "--skip-return-code", "77") == 1,
       "ksim-xfail --skip-return-code 77: exit 77 passes through (CTest: skipped), nothing else")
+
+# An entry marked alone: its signature alone is an XFAIL; beside it, any
+# other failing problem line (a test failure, a WARN, a leak, a sanitizer's
+# report) makes the run fail, "and also otherwise"; the shim's expected and
+# report-once lines do not count.  One alone entry of the table, as listed.
+def xfail_part(table, kver, part, lines):
+    env = {k: v for k, v in os.environ.items() if k != "KSIM_ATTRIBUTION"}
+    script = "".join(f"echo {shlex.quote(l)}; " for l in lines) + "exit 1"
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), table,
+                           kver, part, "--", "sh", "-c", script],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+alone = [(t, e) for t in ("xarray", "maple", "mm-sim") for e in findings.xfails(t, "7.3.4")
+         if e["alone"] and not e["sometimes"]]
+check(alone, "the table has an alone entry for 7.3.4")
+if alone:
+    table, e = alone[0]
+    sig = [f"ksim: test failure: t.c:1: {m}" for m in e["match"]]
+    r = xfail_part(table, "7.3.4", e["part"], sig)
+    check(r.returncode == 0 and "XFAIL" in r.stdout, f"ksim-xfail: {table}/{e['part']}'s signature alone is an XFAIL")
+    for what, extra in (("another test failure", "ksim: test failure: t.c:2: another check"),
+                        ("a WARN", "ksim: WARNING: t.c:2: another WARN"),
+                        ("a leak", "ksim: memory leak: t.c:2: 1 kmalloc object not freed"),
+                        ("ASan", "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1"),
+                        ("UBSan", "t.c:2:3: runtime error: load of misaligned address")):
+        r = xfail_part(table, "7.3.4", e["part"], [extra] + sig)
+        check(r.returncode == 1 and "also otherwise" in r.stdout,
+              f"ksim-xfail: beside an alone signature, {what} fails")
+    for extra in ("ksim: WARNING (expected): t.c:2: an expected WARN",
+                  "ksim: lockdep (reported once per site, not failing): t.c:2: a listed shortcut"):
+        r = xfail_part(table, "7.3.4", e["part"], sig + [extra])
+        check(r.returncode == 0, f"ksim-xfail: an alone signature beside a line that does not fail: {extra[:40]}")
 
 # A hang inside the sanitizer runtime (ksimlib/hang.py): run once more; a
 # second one is no verdict (the skip code), never a pass.  A hang in the
