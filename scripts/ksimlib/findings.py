@@ -30,6 +30,17 @@ OPTIONAL = ("fix", "kernel_test", "candidate_fix", "stable", "fix_edits", "fix_w
             "fix_subject")
 XFAIL_KEYS = {"in", "part", "match", "trees", "sometimes", "note", "alone"}
 
+# A sanitizer's report or a BUG in a run's output: each fails the run.
+SAN_REPORT = re.compile(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
+                        r"runtime error:|ksim: BUG")
+# A line that fails a run: one of those, or a failing problem of the shim
+# (shim/ksim/core.c's names; not its "(expected)" or "(reported once per
+# site, not failing)" lines).  An xfail entry marked alone must explain
+# every such line (scripts/ksim-xfail).
+PROBLEM = re.compile(r"ksim: (?:test failure|WARNING|lockdep|suspicious RCU usage|"
+                     r"sleeping function called from invalid context|memory leak): |"
+                     + SAN_REPORT.pattern)
+
 
 class TableError(Exception):
     pass

@@ -15,10 +15,8 @@ import subprocess
 import sys
 import time
 
-from ksimlib import fixes, hang
+from ksimlib import findings, fixes, hang
 
-SAN_REPORT = re.compile(r"WARNING: ThreadSanitizer|ERROR: AddressSanitizer|ERROR: LeakSanitizer|"
-                        r"runtime error:|ksim: BUG")
 VARIANTS = [("plain", []), ("fault+yield", ["--fault", "0.005", "--yield", "0.01"]),
             ("fault+sched", ["--fault", "0.005", "--sched", "0.1"])]
 
@@ -31,7 +29,6 @@ def kernel_version(build):
 
 def known_failures(kver):
     """docs/findings.toml's stress signatures for this kernel: (program, [substrings], why)."""
-    from ksimlib import findings
     return [(e["part"], e["match"], e["why"]) for e in findings.xfails("stress", kver)]
 
 
@@ -83,7 +80,7 @@ def run(args, outdir):
                                                      lambda m: print("   " + m, flush=True))
         m = re.search(r"^SUMMARY prog=.*$", text, re.M)
         summary = dict(kv.split("=", 1) for kv in m.group(0).split()[1:]) if m else {}
-        reports = len(SAN_REPORT.findall(text))
+        reports = len(findings.SAN_REPORT.findall(text))
         ok = returncode == 0 and reports == 0 and summary.get("result") == "PASS"
         xfail = None if ok else next((why for prog, sigs, why in known
                                       if prog == name and all(x in text for x in sigs)), None)

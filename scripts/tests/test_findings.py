@@ -104,12 +104,15 @@ check([findings.reproducer(alt, t) for t in findings.TREES] == ["x/old", "x/old"
 
 # scripts/ksim-xfail, which every component test runs through: an unlisted
 # part's exit status, and a skip code passed through only when asked for.
-def xfail_sh(script, *opts):
+def xfail_run(script, *opts, table="qptrie", part="no-such-part"):
     env = {k: v for k, v in os.environ.items() if k != "KSIM_ATTRIBUTION"}
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), "qptrie",
-                           "7.3.4", "no-such-part", *opts, "--", "sh", "-c", script],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env=env).returncode
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), table,
+                           "7.3.4", part, *opts, "--", "sh", "-c", script],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def xfail_sh(script, *opts):
+    return xfail_run(script, *opts).returncode
 
 
 def xfail(code, *opts):
@@ -125,12 +128,9 @@ check(xfail(77, "--skip-return-code", "77") == 77 and xfail(77) == 1
 # other failing problem line (a test failure, a WARN, a leak, a sanitizer's
 # report) makes the run fail, "and also otherwise"; the shim's expected and
 # report-once lines do not count.  One alone entry of the table, as listed.
-def xfail_part(table, kver, part, lines):
-    env = {k: v for k, v in os.environ.items() if k != "KSIM_ATTRIBUTION"}
-    script = "".join(f"echo {shlex.quote(l)}; " for l in lines) + "exit 1"
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ksim-xfail"), table,
-                           kver, part, "--", "sh", "-c", script],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+def xfail_part(table, part, lines):
+    return xfail_run("".join(f"echo {shlex.quote(l)}; " for l in lines) + "exit 1",
+                     table=table, part=part)
 
 
 alone = [(t, e) for t in ("xarray", "maple", "mm-sim") for e in findings.xfails(t, "7.3.4")
@@ -139,19 +139,20 @@ check(alone, "the table has an alone entry for 7.3.4")
 if alone:
     table, e = alone[0]
     sig = [f"ksim: test failure: t.c:1: {m}" for m in e["match"]]
-    r = xfail_part(table, "7.3.4", e["part"], sig)
+    r = xfail_part(table, e["part"], sig)
     check(r.returncode == 0 and "XFAIL" in r.stdout, f"ksim-xfail: {table}/{e['part']}'s signature alone is an XFAIL")
     for what, extra in (("another test failure", "ksim: test failure: t.c:2: another check"),
                         ("a WARN", "ksim: WARNING: t.c:2: another WARN"),
                         ("a leak", "ksim: memory leak: t.c:2: 1 kmalloc object not freed"),
+                        ("a BUG", "ksim: BUG: t.c:2: another BUG"),
                         ("ASan", "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1"),
                         ("UBSan", "t.c:2:3: runtime error: load of misaligned address")):
-        r = xfail_part(table, "7.3.4", e["part"], [extra] + sig)
+        r = xfail_part(table, e["part"], [extra] + sig)
         check(r.returncode == 1 and "also otherwise" in r.stdout,
               f"ksim-xfail: beside an alone signature, {what} fails")
     for extra in ("ksim: WARNING (expected): t.c:2: an expected WARN",
                   "ksim: lockdep (reported once per site, not failing): t.c:2: a listed shortcut"):
-        r = xfail_part(table, "7.3.4", e["part"], sig + [extra])
+        r = xfail_part(table, e["part"], sig + [extra])
         check(r.returncode == 0, f"ksim-xfail: an alone signature beside a line that does not fail: {extra[:40]}")
 
 # A hang inside the sanitizer runtime (ksimlib/hang.py): run once more; a
